@@ -1,0 +1,111 @@
+/**
+ * The one typed description of the engine: the table, the queues, the
+ * functions with their routes, and the schedules. The local runtime
+ * (packages/local) serves it and sst.config.ts (through stacks/) deploys it,
+ * so what runs locally and what runs on AWS cannot drift apart.
+ */
+
+/** Which per-minute limit a route counts against (interface-spec, Limits). */
+export type RateBucket = 'login' | 'import' | 'webhook' | 'publicCheck' | 'global';
+
+export const rateLimits: Record<RateBucket, number> = {
+  login: 10,
+  import: 10,
+  webhook: 30,
+  publicCheck: 20,
+  global: 100,
+};
+
+export type BodyKind = 'json' | 'none' | 'raw';
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** API Gateway path syntax: /v1/leads/{id} */
+  path: string;
+  /** Public routes take no bearer token (interface-spec, Authentication). */
+  public?: boolean;
+  rate?: RateBucket;
+  /** How the body is read: JSON (default for POST/PUT/PATCH), none, or raw (multipart, forms). */
+  body?: BodyKind;
+}
+
+export interface FunctionDef {
+  /** Path of the module, relative to functions/src, exporting `handler`. */
+  handler: string;
+  routes?: RouteDef[];
+  /** Also answers API Gateway's `$default` route: whatever no other route matches. */
+  catchAll?: boolean;
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}
+
+export const table = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: {
+    gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  },
+  /** Only short-lived bookkeeping (rate-limit windows) carries it: lead data never expires. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export const functions = {
+  auth: {
+    handler: 'http/auth.ts',
+    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login' }],
+  },
+  fallback: {
+    handler: 'http/fallback.ts',
+    // API Gateway's own 404 body would not be `{ error }`, so a function answers it.
+    catchAll: true,
+    // A removed route has nothing left to protect: it answers 410 with or without a token.
+    routes: [{ method: 'PUT', path: '/v1/instance-settings', public: true }],
+  },
+} satisfies Record<string, FunctionDef>;
+
+export type FunctionName = keyof typeof functions;
+
+/** The function that answers what no route matches. */
+export const catchAllFunction = Object.entries(functions).find(([, f]) => (f as FunctionDef).catchAll)![0] as FunctionName;
+
+/** `METHOD /path` as API Gateway writes a route key. */
+export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path}`;
+
+export interface ResolvedRoute extends RouteDef {
+  fn: FunctionName;
+  key: string;
+}
+
+export function allRoutes(): ResolvedRoute[] {
+  return Object.entries(functions).flatMap(([fn, def]) =>
+    ((def as FunctionDef).routes ?? []).map((r) => ({ ...r, fn: fn as FunctionName, key: routeKey(r) })),
+  );
+}
+
+const byKey = new Map(allRoutes().map((r) => [r.key, r]));
+
+/** The route a key names; `undefined` for `$default` and unknown keys. */
+export function findRoute(key: string): ResolvedRoute | undefined {
+  return byKey.get(key);
+}
+
+/**
+ * SQS queues. `send` is the delay queue the sender drains (SQS delays are at
+ * most 15 minutes; longer waits stay in the table until a dispatcher moves them).
+ */
+export const queues = {
+  send: { visibilityTimeoutSeconds: 120, maxReceiveCount: 5 },
+} as const;
+
+export type QueueName = keyof typeof queues;
+
+/** Scheduled functions: an EventBridge schedule on AWS, a timer locally. */
+export interface ScheduleDef {
+  fn: FunctionName;
+  everyMinutes: number;
+  /** Whether TIME_SCALE speeds it up locally (the hourly domain check is never scaled). */
+  scaled: boolean;
+}
+
+export const schedules: Record<string, ScheduleDef> = {};

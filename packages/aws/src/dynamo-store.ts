@@ -1,0 +1,231 @@
+import { DynamoDBClient, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Condition, Item, Key, Page, Query, Store, TransactOp, Update } from '@outbound/core/ports/store';
+import { ConditionFailedError, TransactionFailedError, ValidationError } from '@outbound/core/errors';
+
+/** Collects attribute names and values so expressions never embed user data. */
+class Expr {
+  names: Record<string, string> = {};
+  values: Record<string, unknown> = {};
+  private n = 0;
+
+  name(path: string): string {
+    return path
+      .split('.')
+      .map((part) => {
+        const existing = Object.entries(this.names).find(([, v]) => v === part)?.[0];
+        if (existing) return existing;
+        const alias = `#n${this.n++}`;
+        this.names[alias] = part;
+        return alias;
+      })
+      .join('.');
+  }
+
+  value(v: unknown): string {
+    const alias = `:v${this.n++}`;
+    this.values[alias] = v;
+    return alias;
+  }
+
+  condition(c: Condition): string {
+    if ('itemExists' in c) return `${c.itemExists ? 'attribute_exists' : 'attribute_not_exists'}(${this.name('pk')})`;
+    if ('and' in c) return c.and.map((x) => `(${this.condition(x)})`).join(' AND ');
+    if ('or' in c) return c.or.map((x) => `(${this.condition(x)})`).join(' OR ');
+    if ('exists' in c) return `${c.exists ? 'attribute_exists' : 'attribute_not_exists'}(${this.name(c.attr)})`;
+    return `${this.name(c.attr)} ${c.op} ${this.value(c.value)}`;
+  }
+
+  update(u: Update): string {
+    const parts: string[] = [];
+    const set = Object.entries(u.set ?? {}).filter(([, v]) => v !== undefined);
+    if (set.length) parts.push('SET ' + set.map(([k, v]) => `${this.name(k)} = ${this.value(v)}`).join(', '));
+    const add = Object.entries(u.add ?? {});
+    if (add.length) parts.push('ADD ' + add.map(([k, v]) => `${this.name(k)} ${this.value(v)}`).join(', '));
+    if (u.remove?.length) parts.push('REMOVE ' + u.remove.map((k) => this.name(k)).join(', '));
+    return parts.join(' ');
+  }
+
+  /** The Names/Values parameters, omitted when empty (DynamoDB refuses empty maps). */
+  params(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+    return {
+      ...(Object.keys(this.names).length ? { ExpressionAttributeNames: this.names } : {}),
+      ...(Object.keys(this.values).length ? { ExpressionAttributeValues: this.values } : {}),
+    };
+  }
+}
+
+const encodeCursor = (key: Record<string, unknown> | undefined) =>
+  key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined;
+
+function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (key && typeof key === 'object' && !Array.isArray(key)) return key;
+  } catch {
+    /* fall through */
+  }
+  throw new ValidationError('cursor is not one this service gave out: start again without it.');
+}
+
+/**
+ * The Store port over one DynamoDB table, through lib-dynamodb. The same code
+ * runs against AWS and against DynamoDB Local; only the client's endpoint differs.
+ */
+export class DynamoStore implements Store {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClient, private readonly table: string) {
+    this.doc = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+
+  async get(key: Key, opts: { consistent?: boolean } = {}): Promise<Item | undefined> {
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: opts.consistent ?? true }),
+    );
+    return out.Item as Item | undefined;
+  }
+
+  async put(item: Item, opts: { if?: Condition } = {}): Promise<void> {
+    const e = new Expr();
+    const ConditionExpression = opts.if ? e.condition(opts.if) : undefined;
+    await this.guard(() =>
+      this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression, ...e.params() })),
+    );
+  }
+
+  async update(key: Key, change: Update): Promise<Item> {
+    const e = new Expr();
+    const UpdateExpression = e.update(change);
+    const ConditionExpression = change.if ? e.condition(change.if) : undefined;
+    const out = await this.guard(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: key.pk, sk: key.sk },
+          UpdateExpression,
+          ConditionExpression,
+          ReturnValues: 'ALL_NEW',
+          ...e.params(),
+        }),
+      ),
+    );
+    return out.Attributes as Item;
+  }
+
+  async delete(key: Key, opts: { if?: Condition } = {}): Promise<Item | undefined> {
+    const e = new Expr();
+    const ConditionExpression = opts.if ? e.condition(opts.if) : undefined;
+    const out = await this.guard(() =>
+      this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { pk: key.pk, sk: key.sk },
+          ConditionExpression,
+          ReturnValues: 'ALL_OLD',
+          ...e.params(),
+        }),
+      ),
+    );
+    return out.Attributes as Item | undefined;
+  }
+
+  async query(q: Query): Promise<Page> {
+    const e = new Expr();
+    const pkAttr = q.index ? `${q.index}pk` : 'pk';
+    const skAttr = q.index ? `${q.index}sk` : 'sk';
+    let KeyConditionExpression = `${e.name(pkAttr)} = ${e.value(q.pk)}`;
+    if (q.skBeginsWith !== undefined) KeyConditionExpression += ` AND begins_with(${e.name(skAttr)}, ${e.value(q.skBeginsWith)})`;
+    if (q.skBetween) {
+      KeyConditionExpression += ` AND ${e.name(skAttr)} BETWEEN ${e.value(q.skBetween[0])} AND ${e.value(q.skBetween[1])}`;
+    }
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: q.index,
+        KeyConditionExpression,
+        Limit: q.limit,
+        ExclusiveStartKey: decodeCursor(q.cursor),
+        ScanIndexForward: !q.reverse,
+        ...e.params(),
+      }),
+    );
+    return { items: (out.Items ?? []) as Item[], cursor: encodeCursor(out.LastEvaluatedKey) };
+  }
+
+  async transact(ops: TransactOp[]): Promise<void> {
+    const TransactItems = ops.map((op) => {
+      const e = new Expr();
+      if ('put' in op) {
+        const ConditionExpression = op.if ? e.condition(op.if) : undefined;
+        return { Put: { TableName: this.table, Item: op.put, ConditionExpression, ...e.params() } };
+      }
+      if ('update' in op) {
+        const UpdateExpression = e.update(op.change);
+        const ConditionExpression = op.change.if ? e.condition(op.change.if) : undefined;
+        return {
+          Update: {
+            TableName: this.table,
+            Key: { pk: op.update.pk, sk: op.update.sk },
+            UpdateExpression,
+            ConditionExpression,
+            ...e.params(),
+          },
+        };
+      }
+      if ('delete' in op) {
+        const ConditionExpression = op.if ? e.condition(op.if) : undefined;
+        return { Delete: { TableName: this.table, Key: { pk: op.delete.pk, sk: op.delete.sk }, ConditionExpression, ...e.params() } };
+      }
+      const ConditionExpression = e.condition(op.if);
+      return { ConditionCheck: { TableName: this.table, Key: { pk: op.check.pk, sk: op.check.sk }, ConditionExpression, ...e.params() } };
+    });
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems }));
+    } catch (err) {
+      if (err instanceof TransactionCanceledException || (err as Error)?.name === 'TransactionCanceledException') {
+        const reasons = (err as TransactionCanceledException).CancellationReasons ?? [];
+        const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+        if (failed.length) throw new TransactionFailedError(failed, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async batchPut(items: Item[]): Promise<void> {
+    for (let i = 0; i < items.length; i += 25) {
+      let pending: Record<string, unknown>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+      // Unprocessed items are retried with back-off: throttling must not drop rows.
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt > 8) throw new Error('DynamoDB kept refusing a batch of writes.');
+        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
+        pending = (out.UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
+      }
+    }
+  }
+
+  /** Turns the SDK's conditional-check failure into core's error. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException || (err as Error)?.name === 'ConditionalCheckFailedException') {
+        throw new ConditionFailedError(undefined, { cause: err });
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import type { Clock } from './ports/clock.ts';
+import type { KeyProvider } from './ports/keys.ts';
+import type { Store } from './ports/store.ts';
+import type { Logger } from './log.ts';
+
+/** Configuration core needs, read once at start by the caller: core never reads process.env. */
+export interface EngineConfig {
+  /** The installation's own address (unsubscribe links, OAuth redirects); '' when it has none. */
+  publicBaseUrl: string;
+  /** Per-minute request limits; the login lockout holds either way. */
+  rateLimits: boolean;
+}
+
+/** Everything a core verb may touch, handed in by functions/src/lib/deps.ts or a test. */
+export interface Deps {
+  store: Store;
+  keys: KeyProvider;
+  /** Engine time: scaled by TIME_SCALE locally. Drives the send pipeline. */
+  clock: Clock;
+  /** Wall time: tokens, lockouts and rate-limit windows never run faster. */
+  wallClock: Clock;
+  log: Logger;
+  config: EngineConfig;
+}
