@@ -55,6 +55,14 @@ export const functions = {
     handler: 'http/auth.ts',
     routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login' }],
   },
+  aiKeys: {
+    handler: 'http/ai-keys.ts',
+    routes: [
+      { method: 'GET', path: '/v1/ai-keys' },
+      { method: 'PUT', path: '/v1/ai-keys/{provider}' },
+      { method: 'DELETE', path: '/v1/ai-keys/{provider}' },
+    ],
+  },
   fallback: {
     handler: 'http/fallback.ts',
     // API Gateway's own 404 body would not be `{ error }`, so a function answers it.

@@ -136,7 +136,7 @@ const jsonBody: middy.MiddlewareObj<Event, Result, Error, Context, Internal> = {
  * implementation answers 404.
  */
 export function httpHandler(routes: Record<string, RouteImpl>) {
-  return middy<Event, Result, Error, Context, Internal>()
+  const handler = middy<Event, Result, Error, Context, Internal>()
     .use(engine())
     .use(jsonBody)
     .handler(async (event) => {
@@ -156,4 +156,6 @@ export function httpHandler(routes: Record<string, RouteImpl>) {
       });
       return toResult(out);
     });
+  // The keys it implements, so a test can hold the manifest and the handlers to each other.
+  return Object.assign(handler, { routeKeys: Object.keys(routes) });
 }

@@ -39,6 +39,8 @@ export interface Engine {
   url: string;
   deps: Deps;
   log: Logger;
+  /** Requests being answered right now. */
+  inFlight(): number;
   stop(): Promise<void>;
 }
 
@@ -134,7 +136,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       cleanups.unshift(async () => rm(info, { force: true }));
     }
 
-    return { url, deps, log, stop: stopAll };
+    return { url, deps, log, inFlight: http.inFlight, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

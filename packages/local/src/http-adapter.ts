@@ -113,6 +113,8 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, re
 
 export interface HttpAdapter {
   server: Server;
+  /** Requests being answered right now. */
+  inFlight(): number;
   /** Stops taking requests and waits for those in flight. */
   drain(timeoutMs?: number): Promise<void>;
 }
@@ -163,6 +165,7 @@ export function createHttpAdapter(load: (fn: FunctionName) => Promise<LambdaHand
 
   return {
     server,
+    inFlight: () => inFlight,
     async drain(timeoutMs = 30_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { engineOptionsFromEnv } from './config.ts';
+
+describe('engineOptionsFromEnv', () => {
+  it('applies the documented defaults', () => {
+    expect(engineOptionsFromEnv({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: './.data',
+      admin: undefined,
+      publicBaseUrl: undefined,
+      timeScale: 1,
+      rateLimits: true,
+    });
+  });
+
+  it('keeps an empty PUBLIC_BASE_URL: an installation without a domain for the unsubscribe page', () => {
+    expect(engineOptionsFromEnv({ PUBLIC_BASE_URL: '' }).publicBaseUrl).toBe('');
+  });
+
+  it('refuses half an admin and a bad value with a sentence naming the variable', () => {
+    expect(() => engineOptionsFromEnv({ ADMIN_EMAIL: 'a@b.test' })).toThrow(/ADMIN_EMAIL and ADMIN_PASSWORD/);
+    expect(() => engineOptionsFromEnv({ RATE_LIMITS: 'maybe' })).toThrow(/RATE_LIMITS/);
+    expect(() => engineOptionsFromEnv({ TIME_SCALE: '0' })).toThrow(/TIME_SCALE: must be at least 1/);
+  });
+});

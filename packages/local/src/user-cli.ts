@@ -1,0 +1,89 @@
+/**
+ * `npm run user -- add EMAIL`: creates an engine user, or resets its password.
+ * It asks for the password (not echoed on a terminal; one line on a pipe).
+ * With the engine running on the same DATA_DIR it writes through that
+ * engine's DynamoDB Local; otherwise it starts one on DATA_DIR for itself.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DynamoStore } from '@outbound/aws/dynamo-store';
+import { systemClock } from '@outbound/core/ports/clock';
+import * as users from '@outbound/core/user/index';
+import { parse } from '@outbound/core/validate';
+import { ensureTable, localDynamoClient, startDynamoLocal } from './dynamo-local.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const usage = 'Usage: npm run user -- add EMAIL   (the password is asked for)';
+
+async function askPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const rl = createInterface({ input: stdin });
+    for await (const line of rl) {
+      rl.close();
+      return line;
+    }
+    return '';
+  }
+  process.stdout.write('Password (at least 10 characters): ');
+  stdin.setRawMode(true);
+  stdin.resume();
+  let password = '';
+  return new Promise((done) => {
+    stdin.on('data', (chunk) => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') {
+          stdin.setRawMode(false);
+          stdin.pause();
+          process.stdout.write('\n');
+          return done(password);
+        }
+        if (ch === '\u0003') process.exit(130);
+        if (ch === '\u007f') password = password.slice(0, -1);
+        else password += ch;
+      }
+    });
+  });
+}
+
+async function runningEngine(dataDir: string): Promise<{ dynamoEndpoint: string; tableName: string } | undefined> {
+  try {
+    const info = JSON.parse(await readFile(join(dataDir, 'engine.json'), 'utf8'));
+    process.kill(info.pid, 0); // throws when that process is gone
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const [command, email] = process.argv.slice(2);
+  if (command !== 'add' || !email) {
+    console.error(usage);
+    process.exit(2);
+  }
+  const dataDir = resolve(process.env.DATA_DIR || '.data');
+  if (dataDir.endsWith('/memory')) throw new Error('DATA_DIR=memory keeps no users between runs: use ADMIN_EMAIL and ADMIN_PASSWORD instead.');
+  const password = await askPassword();
+  parse(users.UserInput, { email, password }); // a clear message before any process starts
+
+  const running = await runningEngine(dataDir);
+  const dynamo = running ? undefined : await startDynamoLocal(join(dataDir, 'dynamodb'));
+  const client = localDynamoClient(running?.dynamoEndpoint ?? dynamo!.endpoint);
+  try {
+    const tableName = running?.tableName ?? 'outbound';
+    if (!running) await ensureTable(client, tableName);
+    const { created } = await users.upsert({ store: new DynamoStore(client, tableName), wallClock: systemClock }, { email, password });
+    console.log(created ? `Created the engine user ${email.toLowerCase()}.` : `Reset the password of ${email.toLowerCase()}.`);
+  } finally {
+    client.destroy();
+    await dynamo?.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(`Could not add the user: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,159 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCKOUT } from '@outbound/core/auth/index';
+import { upsert } from '@outbound/core/user/index';
+import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
+
+let engine: TestEngine;
+beforeAll(async () => {
+  engine = await startTestEngine();
+});
+afterAll(() => engine?.stop());
+
+const fresh = () => new Api(engine.url);
+
+describe('POST /v1/auth/login', () => {
+  it('answers a token that opens protected routes', async () => {
+    const api = fresh();
+    const res = await api.request('POST', '/v1/auth/login', ADMIN);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(['token']);
+    api.token = res.body.token;
+    expect((await api.request('GET', '/v1/ai-keys')).status).toBe(200);
+  });
+
+  it('accepts the email in any case and with spaces around it', async () => {
+    const res = await fresh().request('POST', '/v1/auth/login', { email: '  Admin@Outbound.TEST ', password: ADMIN.password });
+    expect(res.status).toBe(200);
+  });
+
+  it('answers the same 401 for a wrong password and an unknown account', async () => {
+    const wrong = await fresh().request('POST', '/v1/auth/login', { email: ADMIN.email, password: 'nope' });
+    const unknown = await fresh().request('POST', '/v1/auth/login', { email: 'ghost@outbound.test', password: 'nope' });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.body.error).toMatch(/email or password/);
+    // reset the failure count for the other tests
+    await fresh().login();
+  });
+
+  it('names the field that is wrong with 422', async () => {
+    const res = await fresh().request('POST', '/v1/auth/login', { email: 'not-an-email', password: 'x' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/^email: /);
+    const missing = await fresh().request('POST', '/v1/auth/login', { email: ADMIN.email });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error).toMatch(/password/);
+  });
+
+  it('answers 400 to a body that is not JSON', async () => {
+    const res = await fresh().request('POST', '/v1/auth/login', '{"email": ', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'The request body is not valid JSON.' });
+  });
+});
+
+describe('lockout (decisions.md: 5 failures, 15 minutes)', () => {
+  it('locks after five failures, answers the sixth with 429 and retryAfterMs whatever the password, and opens after 15 minutes', async () => {
+    const email = 'locked@outbound.test';
+    await upsert(engine.deps, { email, password: 'the right password' });
+    for (let i = 0; i < LOCKOUT.failures; i++) {
+      const res = await fresh().request('POST', '/v1/auth/login', { email, password: `wrong ${i}` });
+      expect(res.status).toBe(401);
+    }
+    const sixth = await fresh().request('POST', '/v1/auth/login', { email, password: 'the right password' });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body.retryAfterMs).toBeGreaterThan(14 * 60_000);
+    expect(sixth.body.retryAfterMs).toBeLessThanOrEqual(15 * 60_000);
+    expect(Number(sixth.headers.get('retry-after'))).toBe(Math.ceil(sixth.body.retryAfterMs / 1000));
+
+    engine.wallClock.advance(LOCKOUT.ms - 1000);
+    expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'the right password' })).status).toBe(429);
+    engine.wallClock.advance(1001);
+    expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'the right password' })).status).toBe(200);
+  });
+
+  it('locks unknown addresses the same way, so a 429 does not reveal that an account exists', async () => {
+    const email = 'nobody@outbound.test';
+    for (let i = 0; i < LOCKOUT.failures; i++) {
+      expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'x' })).status).toBe(401);
+    }
+    const sixth = await fresh().request('POST', '/v1/auth/login', { email, password: 'x' });
+    expect(sixth.status).toBe(429);
+    expect(Object.keys(sixth.body).sort()).toEqual(['error', 'retryAfterMs']);
+  });
+
+  it('counts only consecutive failures: a success starts the count again', async () => {
+    const email = 'streak@outbound.test';
+    await upsert(engine.deps, { email, password: 'the right password' });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < LOCKOUT.failures - 1; i++) {
+        expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'bad' })).status).toBe(401);
+      }
+      expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'the right password' })).status).toBe(200);
+    }
+  });
+});
+
+describe('bearer check on protected routes', () => {
+  it('answers 401 with { error } when the token is missing, malformed, tampered or expired', async () => {
+    const api = fresh();
+    const token = await api.login();
+    const ask = (authorization?: string) =>
+      fresh().request('GET', '/v1/ai-keys', undefined, authorization ? { authorization } : {});
+
+    const missing = await ask();
+    expect(missing.status).toBe(401);
+    expect(typeof missing.body.error).toBe('string');
+    expect((await ask('Bearer')).status).toBe(401);
+    expect((await ask('Basic abc')).status).toBe(401);
+    expect((await ask(`Bearer ${token}x`)).status).toBe(401);
+    const [h, p, s] = token.split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...payload, sub: 'someone@else.test' })).toString('base64url');
+    expect((await ask(`Bearer ${h}.${forged}.${s}`)).status).toBe(401);
+    const otherKey = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(ADMIN.email).setIssuer('outbound')
+      .setExpirationTime('1h').sign(new Uint8Array(32));
+    expect((await ask(`Bearer ${otherKey}`)).status).toBe(401);
+    expect((await ask(`Bearer ${token}`)).status).toBe(200);
+
+    engine.wallClock.advance(12 * 3600_000 + 1000);
+    const expired = await ask(`Bearer ${token}`);
+    expect(expired.status).toBe(401);
+    expect(expired.body.error).toMatch(/expired/);
+  });
+});
+
+describe('routes outside the API', () => {
+  it('answers unknown routes with 404 { error }, with or without a token', async () => {
+    const res = await fresh().request('GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/GET \/v1\/nothing-here/);
+    const wrongMethod = await fresh().request('DELETE', '/v1/auth/login');
+    expect(wrongMethod.status).toBe(404);
+  });
+
+  it('answers PUT /v1/instance-settings with 410', async () => {
+    const res = await fresh().request('PUT', '/v1/instance-settings', { mailingAddress: 'x' });
+    expect(res.status).toBe(410);
+    expect(res.body.error).toMatch(/removed/);
+  });
+});
+
+describe('logs', () => {
+  it('writes one JSON line per request with method, route, status, ms and request id, and never a password or token', async () => {
+    const api = fresh();
+    const before = engine.logs.length;
+    const token = await api.login();
+    const res = await api.request('GET', '/v1/ai-keys');
+    const lines = engine.logs.slice(before).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ method: 'POST', route: 'POST /v1/auth/login', status: 200 });
+    expect(lines[1]).toMatchObject({ method: 'GET', route: 'GET /v1/ai-keys', status: 200, requestId: res.headers.get('x-request-id') });
+    expect(typeof lines[1]!.ms).toBe('number');
+    const all = JSON.stringify(engine.logs);
+    expect(all).not.toContain(ADMIN.password);
+    expect(all).not.toContain(token);
+  });
+});
