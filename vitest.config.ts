@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'functions/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'functions/src/**/*.test.ts', 'stacks/**/*.test.ts', 'test/**/*.test.ts'],
     // One DynamoDB Local for the whole run; each test file works in a table of its own.
     globalSetup: ['test/helpers/global-setup.ts'],
     // Files run in parallel on the two cores; each file's engines are its own.
