@@ -45,6 +45,8 @@ export const table = {
   indexes: {
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    gsi3: { partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    gsi4: { partitionKey: 'gsi4pk', sortKey: 'gsi4sk' },
   },
   /** Only short-lived bookkeeping (rate-limit windows) carries it: lead data never expires. */
   ttlAttribute: 'expiresAt',
@@ -54,6 +56,52 @@ export const functions = {
   auth: {
     handler: 'http/auth.ts',
     routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login' }],
+  },
+  mailboxes: {
+    handler: 'http/mailboxes.ts',
+    // The sign-in check may wait 10 s on each server.
+    timeoutSeconds: 29,
+    routes: [
+      { method: 'GET', path: '/v1/mailboxes' },
+      { method: 'POST', path: '/v1/mailboxes' },
+      { method: 'PATCH', path: '/v1/mailboxes/{id}' },
+      { method: 'DELETE', path: '/v1/mailboxes/{id}' },
+    ],
+  },
+  domains: {
+    handler: 'http/domains.ts',
+    routes: [
+      { method: 'GET', path: '/v1/domains' },
+      { method: 'POST', path: '/v1/domains' },
+      { method: 'PATCH', path: '/v1/domains/{id}' },
+    ],
+  },
+  leads: {
+    handler: 'http/leads.ts',
+    timeoutSeconds: 29,
+    memoryMb: 1024,
+    routes: [
+      { method: 'GET', path: '/v1/leads' },
+      { method: 'POST', path: '/v1/leads' },
+      { method: 'POST', path: '/v1/leads/webhook', public: true, rate: 'webhook' },
+      { method: 'POST', path: '/v1/leads/import', rate: 'import', body: 'raw' },
+      { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none' },
+      { method: 'DELETE', path: '/v1/leads/erase', body: 'json' },
+      { method: 'DELETE', path: '/v1/leads/{id}' },
+    ],
+  },
+  campaigns: {
+    handler: 'http/campaigns.ts',
+    routes: [
+      { method: 'GET', path: '/v1/campaigns' },
+      { method: 'POST', path: '/v1/campaigns' },
+      { method: 'GET', path: '/v1/campaigns/{id}' },
+      { method: 'PATCH', path: '/v1/campaigns/{id}' },
+      { method: 'DELETE', path: '/v1/campaigns/{id}' },
+      { method: 'GET', path: '/v1/campaigns/{id}/launch-check' },
+      { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none' },
+      { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none' },
+    ],
   },
   aiKeys: {
     handler: 'http/ai-keys.ts',

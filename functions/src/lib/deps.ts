@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
@@ -5,20 +6,27 @@ import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { systemClock } from '@outbound/core/ports/clock';
 import { createLogger } from '@outbound/core/log';
 import type { Deps } from '@outbound/core/deps';
+import { signInChecker } from '@outbound/mail/checker';
+import { parseDnsServers } from '@outbound/mail/dns';
 
 /**
  * The one place adapters are plugged into ports. On AWS the deps are built
  * once per Lambda container from its environment; the local runtime builds
  * its own (pointing the same adapters at the stand-ins) and provides them.
  */
-let current: Deps | undefined;
+let lambdaDeps: Deps | undefined;
+const scoped = new AsyncLocalStorage<Deps>();
 
-export function provideDeps(deps: Deps): void {
-  current = deps;
+/**
+ * Runs `fn` with `deps` as the handlers' deps. The local runtime wraps every
+ * invocation in it, so two engines in one process (tests) never share deps.
+ */
+export function withDeps<T>(deps: Deps, fn: () => T): T {
+  return scoped.run(deps, fn);
 }
 
 export function getDeps(): Deps {
-  return (current ??= fromLambdaEnvironment(process.env));
+  return scoped.getStore() ?? (lambdaDeps ??= fromLambdaEnvironment(process.env));
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -29,6 +37,7 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 
 /** Configuration is read once, here, and validated; core never reads process.env. */
 export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
+  const dnsServers = parseDnsServers(env.DNS_SERVERS);
   return {
     store: new DynamoStore(new DynamoDBClient({}), required(env, 'TABLE_NAME')),
     keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: required(env, 'KMS_KEY_ID') }),
@@ -38,6 +47,8 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     config: {
       publicBaseUrl: env.PUBLIC_BASE_URL ?? '',
       rateLimits: env.RATE_LIMITS !== 'off',
+      dnsServers,
     },
+    signIn: signInChecker(dnsServers),
   };
 }

@@ -1,5 +1,6 @@
 import { DynamoDBClient, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -18,17 +19,13 @@ class Expr {
   values: Record<string, unknown> = {};
   private n = 0;
 
-  name(path: string): string {
-    return path
-      .split('.')
-      .map((part) => {
-        const existing = Object.entries(this.names).find(([, v]) => v === part)?.[0];
-        if (existing) return existing;
-        const alias = `#n${this.n++}`;
-        this.names[alias] = part;
-        return alias;
-      })
-      .join('.');
+  /** Attribute names are always top-level names, never paths: a dot is part of the name. */
+  name(attr: string): string {
+    const existing = Object.entries(this.names).find(([, v]) => v === attr)?.[0];
+    if (existing) return existing;
+    const alias = `#n${this.n++}`;
+    this.names[alias] = attr;
+    return alias;
   }
 
   value(v: unknown): string {
@@ -202,6 +199,24 @@ export class DynamoStore implements Store {
       }
       throw err;
     }
+  }
+
+  async batchGet(keys: Key[]): Promise<Item[]> {
+    const found: Item[] = [];
+    const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, { pk: k.pk, sk: k.sk }])).values()];
+    for (let i = 0; i < unique.length; i += 100) {
+      let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt > 8) throw new Error('DynamoDB kept refusing a batch of reads.');
+        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        const out = await this.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        found.push(...((out.Responses?.[this.table] ?? []) as Item[]));
+        pending = (out.UnprocessedKeys?.[this.table]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }
+    return found;
   }
 
   async batchPut(items: Item[]): Promise<void> {

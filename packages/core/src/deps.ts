@@ -2,6 +2,7 @@ import type { Clock } from './ports/clock.ts';
 import type { KeyProvider } from './ports/keys.ts';
 import type { Store } from './ports/store.ts';
 import type { Logger } from './log.ts';
+import type { SignInChecker } from './ports/mail.ts';
 
 /** Configuration core needs, read once at start by the caller: core never reads process.env. */
 export interface EngineConfig {
@@ -9,6 +10,8 @@ export interface EngineConfig {
   publicBaseUrl: string;
   /** Per-minute request limits; the login lockout holds either way. */
   rateLimits: boolean;
+  /** DNS_SERVERS as `host:port`; undefined for the system resolver. */
+  dnsServers?: string[];
 }
 
 /** Everything a core verb may touch, handed in by functions/src/lib/deps.ts or a test. */
@@ -21,4 +24,5 @@ export interface Deps {
   wallClock: Clock;
   log: Logger;
   config: EngineConfig;
+  signIn: SignInChecker;
 }

@@ -4,7 +4,7 @@ import { ValidationError } from './errors.ts';
 
 /** One readable sentence naming the field, from zod's first issue. */
 export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
+  const issue = unwrapUnion(error.issues[0]);
   if (!issue) return 'The request is not valid.';
   const field = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -14,6 +14,17 @@ export function describeIssue(error: z.ZodError): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return `${field || 'body'} is required.`;
   const message = issue.message.replace(/\.$/, '');
   return field ? `${field}: ${message}.` : `${message}.`;
+}
+
+/**
+ * A union (`object | null`) fails as a whole; the useful sentence is the
+ * first failure inside the branch that got furthest, not "Invalid input".
+ */
+function unwrapUnion(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue | undefined {
+  if (!issue || issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+  const inner = issue.errors.flat().find((i) => i.code !== 'invalid_type' || i.path.length > 0);
+  if (!inner) return issue;
+  return unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
 }
 
 /** Parses or throws a ValidationError (422) whose message names the field. */

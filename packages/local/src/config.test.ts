@@ -11,6 +11,7 @@ describe('engineOptionsFromEnv', () => {
       publicBaseUrl: undefined,
       timeScale: 1,
       rateLimits: true,
+      dnsServers: undefined,
     });
   });
 

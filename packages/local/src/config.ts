@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeIssue } from '@outbound/core/validate';
+import { parseDnsServers } from '@outbound/mail/dns';
 import type { EngineOptions } from './engine.ts';
 
 const Env = z.object({
@@ -11,6 +12,7 @@ const Env = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   TIME_SCALE: z.coerce.number().min(1, { error: 'must be at least 1' }).default(1),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  DNS_SERVERS: z.string().optional(),
 });
 
 /** The local runtime's configuration, read once from the environment and checked (README, Configuration). */
@@ -29,5 +31,6 @@ export function engineOptionsFromEnv(env: NodeJS.ProcessEnv): EngineOptions {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     timeScale: e.TIME_SCALE,
     rateLimits: e.RATE_LIMITS === 'on',
+    dnsServers: parseDnsServers(e.DNS_SERVERS),
   };
 }

@@ -9,7 +9,8 @@ import type { Deps } from '@outbound/core/deps';
 import { createLogger, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
 import { functions, schedules, type FunctionName } from '@outbound/functions/manifest';
-import { provideDeps } from '@outbound/functions/lib/deps';
+import { withDeps } from '@outbound/functions/lib/deps';
+import { signInChecker } from '@outbound/mail/checker';
 import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local.ts';
 import { createHttpAdapter, type LambdaHandler } from './http-adapter.ts';
 import { startLocalKms } from './kms-server.ts';
@@ -29,6 +30,8 @@ export interface EngineOptions {
   publicBaseUrl?: string;
   timeScale?: number;
   rateLimits?: boolean;
+  /** DNS_SERVERS: every lookup goes to these `host:port` servers. */
+  dnsServers?: string[];
   sink?: Sink;
   /** Tests replace the clocks to move time without sleeping. */
   clock?: Clock;
@@ -90,9 +93,10 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       config: {
         publicBaseUrl: opts.publicBaseUrl ?? `http://localhost:${opts.port ?? 3000}`,
         rateLimits: opts.rateLimits ?? true,
+        dnsServers: opts.dnsServers,
       },
+      signIn: signInChecker(opts.dnsServers),
     };
-    provideDeps(deps);
 
     if (opts.admin) {
       const { created } = await users.upsert(deps, opts.admin);
@@ -104,7 +108,10 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       let h = handlers.get(fn);
       if (!h) {
         const path = functions[fn].handler.replace(/\.ts$/, '');
-        h = import(`@outbound/functions/${path}`).then((m) => m.handler as LambdaHandler);
+        h = import(`@outbound/functions/${path}`).then((m) => {
+          const inner = m.handler as LambdaHandler;
+          return ((event, context) => withDeps(deps, () => inner(event, context))) as LambdaHandler;
+        });
         handlers.set(fn, h);
       }
       return h;

@@ -13,7 +13,7 @@ export interface Key {
 export type Item = Key & Record<string, unknown>;
 
 /** Global secondary indexes, named after the access patterns they serve (docs/data-model.md). */
-export type IndexName = 'gsi1' | 'gsi2';
+export type IndexName = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4';
 
 export type Comparison = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -71,6 +71,8 @@ export interface Store {
    * conditions failed, so callers can say which rule was broken.
    */
   transact(ops: TransactOp[]): Promise<void>;
+  /** Many gets at once (any number; the adapter splits them). Missing items are absent from the answer. */
+  batchGet(keys: Key[]): Promise<Item[]>;
   /** Unconditional puts in batches; for bulk ingest that checked its rules first. */
   batchPut(items: Item[]): Promise<void>;
 }

@@ -4,36 +4,42 @@ import { ConditionFailedError } from '../errors.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
 import { settingKey } from './keys.ts';
 
-const signingKeys = new WeakMap<object, Promise<Uint8Array>>();
+export type InstallSecretName = 'JWT_SECRET' | 'SUPPRESSION_SALT' | 'UNSUBSCRIBE_KEY';
+
+const cache = new WeakMap<object, Map<InstallSecretName, Promise<Uint8Array>>>();
 
 /**
- * The token-signing secret. It lives in the table, sealed like every other
+ * 32 random bytes belonging to this installation (the token-signing secret,
+ * the suppression salt, ...). Each lives in the table, sealed like every other
  * secret, and is made once by whichever instance gets there first (a
  * conditional put); the others read the winner's. Cached per store.
  */
-export function signingKey(deps: Pick<Deps, 'store' | 'keys'>): Promise<Uint8Array> {
-  let cached = signingKeys.get(deps.store);
-  if (!cached) {
-    cached = loadOrCreateSigningKey(deps);
-    cached.catch(() => signingKeys.delete(deps.store));
-    signingKeys.set(deps.store, cached);
+export function installSecret(deps: Pick<Deps, 'store' | 'keys'>, name: InstallSecretName): Promise<Uint8Array> {
+  let byName = cache.get(deps.store);
+  if (!byName) cache.set(deps.store, (byName = new Map()));
+  let secret = byName.get(name);
+  if (!secret) {
+    secret = loadOrCreate(deps, name);
+    secret.catch(() => byName!.delete(name));
+    byName.set(name, secret);
   }
-  return cached;
+  return secret;
 }
 
-const context = { purpose: 'jwt-signing-key' };
+export const signingKey = (deps: Pick<Deps, 'store' | 'keys'>) => installSecret(deps, 'JWT_SECRET');
 
-async function loadOrCreateSigningKey({ store, keys }: Pick<Deps, 'store' | 'keys'>): Promise<Uint8Array> {
-  const key = settingKey('JWT_SECRET');
+async function loadOrCreate({ store, keys }: Pick<Deps, 'store' | 'keys'>, name: InstallSecretName): Promise<Uint8Array> {
+  const key = settingKey(name);
+  const context = { purpose: 'install-secret', name };
+  const open = async (item: Record<string, unknown>) => Buffer.from(await openSecret(keys, String(item.sealed), context), 'base64');
   const existing = await store.get(key);
-  if (existing) return Buffer.from(await openSecret(keys, String(existing.sealed), context), 'base64');
+  if (existing) return open(existing);
   const fresh = randomBytes(32);
   try {
     await store.put({ ...key, sealed: await sealSecret(keys, fresh.toString('base64'), context) }, { if: { itemExists: false } });
     return fresh;
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
-    const winner = await store.get(key);
-    return Buffer.from(await openSecret(keys, String(winner!.sealed), context), 'base64');
+    return open((await store.get(key))!);
   }
 }

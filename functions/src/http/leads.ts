@@ -1,0 +1,24 @@
+import * as leads from '@outbound/core/lead/index';
+import { importCsv } from '@outbound/core/lead/import';
+import { httpHandler } from '../lib/middleware.ts';
+import { parseMultipart } from '../lib/multipart.ts';
+
+export const handler = httpHandler({
+  'GET /v1/leads': async ({ deps, query }) => ({ status: 200, body: await leads.list(deps, query) }),
+  'POST /v1/leads': async ({ deps, body }) => ({ status: 201, body: await leads.create(deps, body ?? {}) }),
+  // Public: the answer is the same whether the lead was stored or skipped, so it tells nobody who is suppressed.
+  'POST /v1/leads/webhook': async ({ deps, body }) => {
+    await leads.acceptWebhook(deps, body ?? {});
+    return { status: 200, body: { accepted: true } };
+  },
+  'POST /v1/leads/import': async ({ deps, event }) => {
+    const form = parseMultipart(event);
+    return { status: 200, body: await importCsv(deps, { campaignId: form.fields.campaignId, file: form.files.file?.data }) };
+  },
+  'POST /v1/leads/{id}/suppress': async ({ deps, params }) => ({ status: 200, body: await leads.suppress(deps, params.id!) }),
+  'DELETE /v1/leads/erase': async ({ deps, body }) => ({ status: 200, body: await leads.erase(deps, body ?? {}) }),
+  'DELETE /v1/leads/{id}': async ({ deps, params }) => {
+    await leads.remove(deps, params.id!);
+    return { status: 204 };
+  },
+});

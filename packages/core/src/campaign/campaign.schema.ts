@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { validateSpintax } from '../copy/spintax.ts';
+
+/** Text that may hold spintax: invalid spintax is a 422 naming the field and the position. */
+const spintax = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .superRefine((text, ctx) => {
+      try {
+        validateSpintax(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/\.$/, '') });
+      }
+    });
+
+export const AiProvider = z.enum(['OPENAI', 'ANTHROPIC'], { error: 'must be OPENAI or ANTHROPIC' });
+
+export const Step = z.strictObject({
+  waitDays: z
+    .number({ error: 'must be a whole number of days' })
+    .int({ error: 'must be a whole number of days' })
+    .min(1, { error: 'must be from 1 to 30' })
+    .max(30, { error: 'must be from 1 to 30' }),
+  body: spintax(20_000).optional(),
+  aiRewrite: z.boolean({ error: 'must be true or false' }).optional(),
+});
+export type Step = z.infer<typeof Step>;
+
+const UnsubscribeUrlTemplate = z
+  .union([z.string({ error: 'must be a string or null' }), z.null()])
+  .transform((s) => (s === null || s.trim() === '' ? null : s.trim()))
+  .refine(
+    (s) => {
+      if (s === null) return true;
+      const sample = s.replaceAll(/\{\{\s*email\s*\}\}/g, encodeURIComponent('someone@example.com'));
+      return URL.canParse(sample) && /^https?:$/.test(new URL(sample).protocol);
+    },
+    { error: 'must be an http or https address; {{email}} is replaced with the recipient' },
+  );
+
+const MailboxIds = z
+  .array(z.string({ error: 'must be mailbox ids' }).min(1), { error: 'must be an array of mailbox ids' })
+  .max(100, { error: 'may hold at most 100 mailboxes' })
+  .transform((ids) => [...new Set(ids)]);
+
+const fields = {
+  name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }),
+  aiPromptTemplate: z.string({ error: 'must be a string' }).max(20_000, { error: 'must be at most 20000 characters' }),
+  template: spintax(50_000),
+  subject: z.union([spintax(500), z.null()]),
+  aiProvider: z.union([AiProvider, z.null()]),
+  unsubscribeUrlTemplate: UnsubscribeUrlTemplate,
+  mailboxIds: MailboxIds,
+  steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(3, { error: 'may hold at most 3 follow-ups' }),
+};
+
+export const CreateCampaign = z.strictObject({
+  name: fields.name,
+  aiPromptTemplate: fields.aiPromptTemplate,
+  template: fields.template.optional(),
+  subject: fields.subject.optional(),
+  aiProvider: fields.aiProvider.optional(),
+  unsubscribeUrlTemplate: fields.unsubscribeUrlTemplate.optional(),
+  mailboxIds: fields.mailboxIds.optional(),
+  steps: fields.steps.optional(),
+});
+
+export const UpdateCampaign = z.strictObject({
+  name: fields.name.optional(),
+  template: fields.template.optional(),
+  subject: fields.subject.optional(),
+  aiPromptTemplate: fields.aiPromptTemplate.optional(),
+  aiProvider: fields.aiProvider.optional(),
+  unsubscribeUrlTemplate: fields.unsubscribeUrlTemplate.optional(),
+  // A rate in percent of sends: 0.1 to 100.
+  bounceRateThreshold: z
+    .number({ error: 'must be a number of percent' })
+    .gt(0, { error: 'must be more than 0 and at most 100 (percent)' })
+    .max(100, { error: 'must be more than 0 and at most 100 (percent)' })
+    .optional(),
+  pausedForBounceRate: z.literal(false, { error: 'can only be set to false, to resume sending after the circuit breaker tripped' }).optional(),
+  mailboxIds: fields.mailboxIds.optional(),
+  steps: fields.steps.optional(),
+});
+
+export const CAMPAIGN_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
+export const DEFAULT_BOUNCE_RATE_THRESHOLD = 5;

@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { publicFields, queryAll } from '../collections.ts';
+import { contentQuality } from '../copy/quality.ts';
+import { ConditionFailedError, EngineError, NotFoundError, ValidationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Item } from '../ports/store.ts';
+import { verb } from '../validate.ts';
+import { DOMAINS, domainKey } from '../domain/keys.ts';
+import { MAILBOXES, mailboxKey } from '../mailbox/keys.ts';
+import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
+import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
+import { CAMPAIGNS, campaignCollection, campaignKey, counter } from './keys.ts';
+import { assess, type LaunchContext } from './launch-check.ts';
+
+type D = Pick<Deps, 'store' | 'wallClock' | 'config'>;
+
+/** The row as the API shows it: counters by name, internal counter attributes dropped. */
+export function toCampaign(item: Item) {
+  const row = publicFields(item);
+  for (const k of Object.keys(row)) if (k.includes('#')) delete row[k];
+  return {
+    ...row,
+    template: item.template ?? '',
+    subject: item.subject ?? null,
+    aiProvider: item.aiProvider ?? null,
+    unsubscribeUrlTemplate: item.unsubscribeUrlTemplate ?? null,
+    mailboxIds: item.mailboxIds ?? [],
+    steps: item.steps ?? [],
+    leadsCount: Number(item[counter.leads] ?? 0),
+    sentCount: Number(item[counter.sent] ?? 0),
+    repliesCount: Number(item[counter.replies] ?? 0),
+    lastActivityAt: item.lastActivityAt ?? null,
+  };
+}
+
+async function mustExist(deps: Pick<Deps, 'store'>, mailboxIds: string[] | undefined): Promise<void> {
+  if (!mailboxIds?.length) return;
+  const found = new Set((await deps.store.batchGet(mailboxIds.map(mailboxKey))).map((m) => m.id));
+  const missing = mailboxIds.find((id) => !found.has(id));
+  if (missing) throw new ValidationError(`mailboxIds: there is no mailbox ${missing}.`);
+}
+
+const quality = (c: { subject?: unknown; template?: unknown }) =>
+  contentQuality({ subject: (c.subject as string | null) ?? null, template: (c.template as string | null) ?? null });
+
+export const create = verb(CreateCampaign, async (deps: D, input) => {
+  await mustExist(deps, input.mailboxIds);
+  const id = newId();
+  const now = new Date(deps.wallClock.now()).toISOString();
+  const item: Item = {
+    ...campaignKey(id),
+    ...campaignCollection(id),
+    id,
+    name: input.name,
+    aiPromptTemplate: input.aiPromptTemplate,
+    template: input.template ?? '',
+    subject: input.subject ?? null,
+    aiProvider: input.aiProvider ?? null,
+    unsubscribeUrlTemplate: input.unsubscribeUrlTemplate ?? null,
+    mailboxIds: input.mailboxIds ?? [],
+    steps: input.steps ?? [],
+    bounceRateThreshold: DEFAULT_BOUNCE_RATE_THRESHOLD,
+    pausedForBounceRate: false,
+    status: 'DRAFT',
+    contentQuality: quality(input),
+    [counter.leads]: 0,
+    [counter.sent]: 0,
+    [counter.replies]: 0,
+    lastActivityAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.store.put(item, { if: { itemExists: false } });
+  return toCampaign(item);
+});
+
+export async function getItem(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+  const item = await deps.store.get(campaignKey(id));
+  if (!item) throw new NotFoundError(`There is no campaign ${id}.`);
+  return item;
+}
+
+export async function get(deps: Pick<Deps, 'store'>, id: string) {
+  return toCampaign(await getItem(deps, id));
+}
+
+/** PATCH: only the fields present change; status never does (since 1.9.0). */
+export async function update(deps: D, id: string, body: unknown) {
+  if (body && typeof body === 'object' && 'status' in body) {
+    throw new ValidationError('status cannot be changed with PATCH: use POST /launch, POST /pause or DELETE.');
+  }
+  return updateFields(deps, { id, ...(body as object) });
+}
+
+const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps: D, { id, ...input }) => {
+  const current = await getItem(deps, id);
+  await mustExist(deps, input.mailboxIds);
+  const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString() };
+  for (const [k, v] of Object.entries(input)) if (v !== undefined) set[k] = v;
+  if (input.template !== undefined || input.subject !== undefined) {
+    set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
+  }
+  try {
+    return toCampaign(await deps.store.update(campaignKey(id), { set, if: { itemExists: true } }));
+  } catch (err) {
+    if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no campaign ${id}.`);
+    throw err;
+  }
+});
+
+/** The mailboxes a campaign picked and their domains, read in two batches. */
+async function contextFor(deps: D, campaigns: Item[]): Promise<LaunchContext> {
+  const ids = [...new Set(campaigns.flatMap((c) => (c.mailboxIds as string[] | undefined) ?? []))];
+  const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
+  const domainIds = [...new Set(mailboxes.map((m) => String(m.domainId)))];
+  const domains = domainIds.length ? await deps.store.batchGet(domainIds.map(domainKey)) : [];
+  return {
+    mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
+    domains: new Map(domains.map((d) => [String(d.id), d])),
+    hasUnsubscribePage: deps.config.publicBaseUrl !== '',
+  };
+}
+
+export async function launchCheck(deps: D, id: string) {
+  const campaign = await getItem(deps, id);
+  return assess(campaign, await contextFor(deps, [campaign]));
+}
+
+/**
+ * Launch: the launch check, then ACTIVE. Refused with every problem at once
+ * (422 `{ error, problems, warnings }`); warnings never block and come back
+ * on success too.
+ */
+export async function launch(deps: D, id: string) {
+  const campaign = await getItem(deps, id);
+  const check = assess(campaign, await contextFor(deps, [campaign]));
+  if (!check.canLaunch) {
+    const n = check.problems.length;
+    throw new EngineError('VALIDATION', `The campaign cannot launch yet: ${n} problem${n > 1 ? 's' : ''} to fix.`, {
+      problems: check.problems,
+      warnings: check.warnings,
+    });
+  }
+  const now = new Date(deps.wallClock.now()).toISOString();
+  const after = await deps.store.update(campaignKey(id), {
+    set: { status: 'ACTIVE', launchedAt: campaign.launchedAt ?? now, updatedAt: now },
+  });
+  return { ...toCampaign(after), warnings: check.warnings };
+}
+
+export async function setStatus(deps: D, id: string, status: 'PAUSED' | 'ARCHIVED') {
+  await getItem(deps, id);
+  const now = new Date(deps.wallClock.now()).toISOString();
+  return toCampaign(await deps.store.update(campaignKey(id), { set: { status, updatedAt: now } }));
+}
+
+/** Progress from the status counters: how many leads are in each state and how far the campaign is. */
+function progress(item: Item) {
+  const by = Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), Number(item[counter.status(s)] ?? 0)]));
+  const total = Number(item[counter.leads] ?? 0);
+  const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + Number(item[counter.status(s)] ?? 0), 0);
+  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0 };
+}
+
+/** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */
+export async function list(deps: D) {
+  const [campaigns, mailboxes, domains] = await Promise.all([
+    queryAll(deps.store, { index: 'gsi1', pk: CAMPAIGNS }),
+    queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES }),
+    queryAll(deps.store, { index: 'gsi1', pk: DOMAINS }),
+  ]);
+  const ctx: LaunchContext = {
+    mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
+    domains: new Map(domains.map((d) => [String(d.id), d])),
+    hasUnsubscribePage: deps.config.publicBaseUrl !== '',
+  };
+  return campaigns.map((c) => {
+    const check = assess(c, ctx);
+    const picked = ((c.mailboxIds as string[] | undefined) ?? []).flatMap((id) => (ctx.mailboxes.has(id) ? [ctx.mailboxes.get(id)!] : []));
+    return {
+      ...toCampaign(c),
+      senders: picked.map((m) => {
+        const domain = ctx.domains.get(String(m.domainId));
+        return {
+          mailboxId: m.id,
+          email: m.email,
+          status: m.status,
+          domainId: m.domainId,
+          domainName: domain?.domainName ?? null,
+          hasMailingAddress: Boolean(domain?.mailingAddress),
+        };
+      }),
+      launch: { canLaunch: check.canLaunch, problems: check.problems },
+      progress: progress(c),
+      domainsCount: new Set(picked.map((m) => m.domainId)).size,
+    };
+  });
+}

@@ -1,0 +1,162 @@
+import { placeholdersIn } from '../copy/spintax.ts';
+import type { Item } from '../ports/store.ts';
+import { counter } from './keys.ts';
+
+export type ProblemCode = 'NO_SENDERS' | 'DOMAIN_NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'BOUNCE_PAUSED' | 'EMAIL_EMPTY' | 'STEP_EMPTY';
+export type WarningCode = 'SENDER_NAME_MISSING' | 'ALL_WARMING' | 'NO_LEADS' | 'FIELD_BLANK' | 'FIELD_UNKNOWN';
+export type Passed = 'SENDERS' | 'ADDRESSES' | 'UNSUBSCRIBE' | 'BOUNCE' | 'COPY';
+
+export interface Problem {
+  code: ProblemCode;
+  message: string;
+  [extra: string]: unknown;
+}
+export interface Warning {
+  code: WarningCode;
+  message: string;
+  [extra: string]: unknown;
+}
+export interface LaunchCheck {
+  canLaunch: boolean;
+  problems: Problem[];
+  warnings: Warning[];
+  passed: Passed[];
+}
+
+export interface LaunchContext {
+  mailboxes: Map<string, Item>;
+  domains: Map<string, Item>;
+  /** The installation has a domain for the built-in unsubscribe page (PUBLIC_BASE_URL). */
+  hasUnsubscribePage: boolean;
+}
+
+const SENDING = new Set(['ACTIVE', 'WARMING']);
+const LEAD_FIELDS = new Set(['firstName', 'lastName', 'company']);
+const blank = (s: unknown) => typeof s !== 'string' || s.trim() === '';
+
+/** The lead field a placeholder reads: `customFields.plan` and `plan` both read the custom field plan. */
+const fieldOf = (name: string) => name.replace(/^customFields\./, '');
+
+/**
+ * The launch check: every problem (each blocks launch) and every warning
+ * (none blocks) at once. Pure, so launch-check, launch and the campaign
+ * list share it; callers load the campaign's mailboxes and domains.
+ * The triggers the spec leaves open are written down in docs/api.md.
+ */
+export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
+  const problems: Problem[] = [];
+  const warnings: Warning[] = [];
+  const picked = ((campaign.mailboxIds as string[] | undefined) ?? []).flatMap((id) => {
+    const m = ctx.mailboxes.get(id);
+    return m ? [m] : [];
+  });
+  const usable = picked.filter((m) => SENDING.has(String(m.status)));
+
+  if (!usable.length) {
+    problems.push({
+      code: 'NO_SENDERS',
+      message: picked.length
+        ? 'Every mailbox picked for this campaign is paused or failing: resume one or pick another.'
+        : 'No mailbox is picked: choose the mailboxes this campaign sends from.',
+    });
+  }
+
+  const byDomain = new Map<string, Item[]>();
+  for (const m of picked) byDomain.set(String(m.domainId), [...(byDomain.get(String(m.domainId)) ?? []), m]);
+  for (const [domainId, mailboxes] of byDomain) {
+    const domain = ctx.domains.get(domainId);
+    if (domain && !blank(domain.mailingAddress)) continue;
+    const domainName = String(domain?.domainName ?? domainId);
+    problems.push({
+      code: 'DOMAIN_NO_ADDRESS',
+      message: `The domain ${domainName} has no mailing address for the footer: add one before sending from it.`,
+      domainId,
+      domainName,
+      mailboxCount: mailboxes.length,
+    });
+  }
+
+  if (blank(campaign.unsubscribeUrlTemplate) && !ctx.hasUnsubscribePage) {
+    problems.push({
+      code: 'NO_UNSUBSCRIBE',
+      message: 'There is no unsubscribe link: set unsubscribeUrlTemplate, or give the installation a PUBLIC_BASE_URL for the built-in page.',
+    });
+  }
+
+  if (campaign.pausedForBounceRate) {
+    problems.push({
+      code: 'BOUNCE_PAUSED',
+      message: 'Sending is paused because too many emails bounced: check the list, then set pausedForBounceRate to false.',
+    });
+  }
+
+  if (blank(campaign.subject) || blank(campaign.template)) {
+    problems.push({
+      code: 'EMAIL_EMPTY',
+      message: 'The first email needs a subject and a body: they are what is sent when AI is off or fails.',
+    });
+  }
+
+  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
+  steps.forEach((step, i) => {
+    if (blank(step.body)) {
+      problems.push({ code: 'STEP_EMPTY', message: `Follow-up ${i + 1} has no body.`, position: i + 1 });
+    }
+  });
+
+  for (const m of picked) {
+    if (blank(m.senderName)) {
+      warnings.push({
+        code: 'SENDER_NAME_MISSING',
+        message: `The mailbox ${m.email} has no sender name: recipients will see the bare address.`,
+        mailboxId: m.id,
+      });
+    }
+  }
+  if (usable.length && usable.every((m) => m.status === 'WARMING')) {
+    warnings.push({ code: 'ALL_WARMING', message: 'Every mailbox of this campaign is still warming up: sending will be slow.' });
+  }
+
+  const leads = Number(campaign[counter.leads] ?? 0);
+  if (!leads) warnings.push({ code: 'NO_LEADS', message: 'The campaign has no leads yet: nothing will be sent until some are added.' });
+
+  const copy = [campaign.subject, campaign.template, ...steps.map((s) => s.body)].filter((t): t is string => !blank(t));
+  const used = new Set(copy.flatMap(safePlaceholders));
+  const inPrompt = new Set(safePlaceholders(String(campaign.aiPromptTemplate ?? '')));
+  for (const name of new Set([...used, ...inPrompt])) {
+    const field = fieldOf(name);
+    if (field === 'email' || field === 'senderName') continue;
+    const present = Number(campaign[counter.field(field)] ?? 0);
+    if (!LEAD_FIELDS.has(field) && present === 0) {
+      warnings.push({
+        code: 'FIELD_UNKNOWN',
+        message: `{{${name}}} is not a lead field, and no lead has a custom field ${field}: it will render empty.`,
+        field: name,
+      });
+    } else if (used.has(name) && leads > present) {
+      warnings.push({
+        code: 'FIELD_BLANK',
+        message: `{{${name}}} is blank for ${leads - present} of ${leads} leads: they get the fallback text or nothing.`,
+        field: name,
+        blankCount: leads - present,
+      });
+    }
+  }
+
+  const has = (...codes: ProblemCode[]) => problems.some((p) => codes.includes(p.code));
+  const passed: Passed[] = [];
+  if (!has('NO_SENDERS')) passed.push('SENDERS');
+  if (!has('DOMAIN_NO_ADDRESS')) passed.push('ADDRESSES');
+  if (!has('NO_UNSUBSCRIBE')) passed.push('UNSUBSCRIBE');
+  if (!has('BOUNCE_PAUSED')) passed.push('BOUNCE');
+  if (!has('EMAIL_EMPTY', 'STEP_EMPTY')) passed.push('COPY');
+  return { canLaunch: problems.length === 0, problems, warnings, passed };
+}
+
+function safePlaceholders(text: string): string[] {
+  try {
+    return placeholdersIn(text);
+  } catch {
+    return [];
+  }
+}

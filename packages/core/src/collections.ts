@@ -1,0 +1,23 @@
+import type { Item, Query, Store } from './ports/store.ts';
+
+/** Every item of a query, page by page. For the small install-wide collections only (domains, mailboxes, campaigns). */
+export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.query({ ...q, cursor });
+    items.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return items;
+}
+
+/** Drops the storage attributes (keys, index keys, sealed secrets) from an item before it leaves core. */
+export function publicFields(item: Item, hidden: string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) {
+    if (k === 'pk' || k === 'sk' || /^gsi\d(pk|sk)$/.test(k) || k.startsWith('sealed') || hidden.includes(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}

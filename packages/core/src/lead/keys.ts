@@ -1,0 +1,27 @@
+import type { Key } from '../ports/store.ts';
+
+export const leadKey = (id: string): Key => ({ pk: `LEAD#${id}`, sk: 'LEAD' });
+export const ALL_LEADS = 'LEADS';
+export const campaignLeads = (campaignId: string) => `CAMPAIGN#${campaignId}#LEADS`;
+export const leadsByEmail = (email: string) => `LEADEMAIL#${email}`;
+
+/**
+ * gsi1: the leads of a campaign; gsi2: every lead row of one address (erase,
+ * suppression across campaigns); gsi3: all leads. gsi4 (the leads pinned to
+ * a mailbox) is set when a lead's first email is sent.
+ */
+export const leadIndexes = (id: string, campaignId: string, email: string) => ({
+  gsi1pk: campaignLeads(campaignId),
+  gsi1sk: id,
+  gsi2pk: leadsByEmail(email),
+  gsi2sk: id,
+  gsi3pk: ALL_LEADS,
+  gsi3sk: id,
+});
+export const pinnedLeads = (mailboxId: string) => `MAILBOX#${mailboxId}#LEADS`;
+
+/** One lead per address per campaign (case-insensitive): a conditional put on this item. */
+export const leadUniqueKey = (campaignId: string, email: string): Key => ({ pk: `LEADUNIQUE#${campaignId}#${email}`, sk: 'UNIQUE' });
+
+/** The count of every lead row, for `total` without a campaign filter. */
+export const allLeadsCounterKey: Key = { pk: 'COUNTER', sk: 'LEADS' };

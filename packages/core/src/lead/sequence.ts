@@ -1,0 +1,66 @@
+import type { Deps } from '../deps.ts';
+import { queryAll } from '../collections.ts';
+import { ConditionFailedError } from '../errors.ts';
+import type { Item } from '../ports/store.ts';
+import { campaignKey, counter } from '../campaign/keys.ts';
+import { leadKey, leadsByEmail, pinnedLeads } from './keys.ts';
+
+export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+/** Statuses after which nothing more is sent to the lead. */
+export const FINAL: ReadonlySet<string> = new Set(['REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED']);
+
+/**
+ * Moves a lead to a new status and its campaign's status counters with it,
+ * in one transaction conditioned on the status it had, so two writers
+ * cannot both count the same move. A lead in a final state stays there
+ * (SUPPRESSED may still replace the others). Returns false when the lead
+ * had already moved.
+ */
+export async function transition(
+  deps: Pick<Deps, 'store' | 'wallClock'>,
+  lead: Item,
+  to: LeadStatus,
+  extra: { set?: Record<string, unknown>; remove?: string[] } = {},
+): Promise<boolean> {
+  const from = String(lead.status);
+  if (from === to || (FINAL.has(from) && to !== 'SUPPRESSED') || from === 'SUPPRESSED') return false;
+  try {
+    await deps.store.transact([
+      {
+        update: leadKey(String(lead.id)),
+        change: {
+          set: { status: to, updatedAt: new Date(deps.wallClock.now()).toISOString(), ...extra.set },
+          remove: extra.remove,
+          if: { attr: 'status', op: '=', value: from },
+        },
+      },
+      {
+        update: campaignKey(String(lead.campaignId)),
+        change: { add: { [counter.status(from)]: -1, [counter.status(to)]: 1 } },
+      },
+    ]);
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** Every lead row of an address, across campaigns. */
+export const rowsOf = (deps: Pick<Deps, 'store'>, email: string) =>
+  queryAll(deps.store, { index: 'gsi2', pk: leadsByEmail(email.trim().toLowerCase()) });
+
+/** Suppression stops every campaign's sequence for the address at once. */
+export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string): Promise<void> {
+  for (const lead of await rowsOf(deps, email)) await transition(deps, lead, 'SUPPRESSED', { remove: ['gsi4pk', 'gsi4sk'] });
+}
+
+/** A deleted mailbox ends the sequences of the leads pinned to it (interface-spec, Step). */
+export async function endForMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
+  const pinned = await queryAll(deps.store, { index: 'gsi4', pk: pinnedLeads(mailboxId) });
+  for (const lead of pinned) {
+    await transition(deps, lead, 'COMPLETED', { set: { endedBy: 'MAILBOX_DELETED' }, remove: ['gsi4pk', 'gsi4sk'] });
+  }
+}

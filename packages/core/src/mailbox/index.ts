@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { publicFields, queryAll } from '../collections.ts';
+import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Item } from '../ports/store.ts';
+import { sealSecret } from '../secrets/index.ts';
+import { verb } from '../validate.ts';
+import { domainKey } from '../domain/keys.ts';
+import * as campaigns from '../campaign/membership.ts';
+import * as sequences from '../lead/sequence.ts';
+import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
+import { checkSignIn } from './signin.ts';
+import { MAILBOXES, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
+
+/** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
+export const toMailbox = (item: Item) => ({
+  ...publicFields(item),
+  smtpHost: item.smtpHost ?? null,
+  smtpPort: item.smtpPort ?? null,
+  imapHost: item.imapHost ?? null,
+  imapPort: item.imapPort ?? null,
+  authUsername: item.authUsername ?? null,
+  senderName: item.senderName ?? null,
+});
+
+export const passwordContext = (mailboxId: string) => ({ purpose: 'mailbox-password', mailboxId });
+
+/**
+ * Connects a mailbox. The duplicate check answers first (so a retried create
+ * contacts no server), then the sign-in check, and only then is anything saved.
+ */
+export const create = verb(CreateMailbox, async (deps: Deps, input) => {
+  const domain = await deps.store.get(domainKey(input.domainId));
+  if (!domain) throw new ValidationError(`domainId: there is no domain ${input.domainId}. Add the domain first.`);
+  if (await deps.store.get(mailboxEmailKey(input.email))) throw new ConflictError(`The mailbox ${input.email} is already connected.`);
+
+  await checkSignIn(deps, input);
+
+  const id = newId();
+  const now = new Date(deps.wallClock.now()).toISOString();
+  const { authPassword, ...fields } = input;
+  // An OAuth mailbox cannot send until its consent flow completes.
+  const awaitingOAuth = input.provider !== 'SMTP_CUSTOM' && !authPassword;
+  const item: Item = {
+    ...mailboxKey(id),
+    ...mailboxIndexes(id, input.domainId),
+    id,
+    ...fields,
+    senderName: input.senderName ?? null,
+    status: awaitingOAuth ? 'PAUSED' : 'ACTIVE',
+    auth: authPassword ? 'password' : awaitingOAuth ? 'oauth-pending' : 'none',
+    ...(authPassword ? { sealedPassword: await sealSecret(deps.keys, authPassword, passwordContext(id)) } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await deps.store.transact([
+      { put: { ...mailboxEmailKey(input.email), mailboxId: id }, if: { itemExists: false } },
+      { put: item, if: { itemExists: false } },
+    ]);
+  } catch (err) {
+    if (err instanceof TransactionFailedError) throw new ConflictError(`The mailbox ${input.email} is already connected.`);
+    throw err;
+  }
+  return toMailbox(item);
+});
+
+export async function list(deps: Pick<Deps, 'store'>) {
+  return (await queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES })).map(toMailbox);
+}
+
+export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+  const item = await deps.store.get(mailboxKey(id));
+  if (!item) throw new NotFoundError(`There is no mailbox ${id}.`);
+  return item;
+}
+
+export const update = verb(UpdateMailbox.extend({ id: z.string() }), async (deps: Pick<Deps, 'store' | 'wallClock'>, { id, ...input }) => {
+  const current = await get(deps, id);
+  if (input.status && input.status !== 'PAUSED' && current.auth === 'oauth-pending') {
+    throw new ValidationError('status: this mailbox is not connected yet. Finish its OAuth connection first.');
+  }
+  const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString() };
+  for (const [k, v] of Object.entries(input)) if (v !== undefined) set[k] = v;
+  try {
+    return toMailbox(await deps.store.update(mailboxKey(id), { set, if: { itemExists: true } }));
+  } catch (err) {
+    if (err instanceof TransactionFailedError || (err as Error).name === 'ConditionFailedError') throw new NotFoundError(`There is no mailbox ${id}.`);
+    throw err;
+  }
+});
+
+/**
+ * Deletes a mailbox: it leaves every campaign that picked it, and the
+ * follow-up sequences of the leads pinned to it end (interface-spec, Step).
+ */
+export async function remove(deps: Pick<Deps, 'store' | 'wallClock' | 'log'>, id: string): Promise<void> {
+  const mailbox = await get(deps, id);
+  await campaigns.dropMailbox(deps, id);
+  await sequences.endForMailbox(deps, id);
+  await deps.store.transact([
+    { delete: mailboxKey(id) },
+    { delete: mailboxEmailKey(String(mailbox.email)) },
+  ]);
+}

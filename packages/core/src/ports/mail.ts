@@ -1,0 +1,20 @@
+/**
+ * Signing in to a mailbox's servers (the adapter is packages/mail). Core
+ * decides whether to check and what to tell the user; the adapter only
+ * tries and classifies what went wrong.
+ */
+export type SignInFailure = 'auth' | 'dns' | 'connect' | 'timeout' | 'other';
+export type SignInResult = { ok: true } | { ok: false; reason: SignInFailure; detail: string };
+
+export interface ServerLogin {
+  host: string;
+  port: number;
+  user: string;
+  pass: string;
+  timeoutMs?: number;
+}
+
+export interface SignInChecker {
+  smtp(login: ServerLogin): Promise<SignInResult>;
+  imap(login: ServerLogin): Promise<SignInResult>;
+}

@@ -1,0 +1,268 @@
+/**
+ * Signs in to a mailbox's SMTP and IMAP servers once, to tell the caller whether the
+ * credentials work. Adapter only: it classifies what went wrong and leaves every rule
+ * (reserved domains, which failure to report) to core.
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP, Socket } from 'node:net';
+import { getSystemErrorName } from 'node:util';
+import { ImapFlow } from 'imapflow';
+import { createTransport } from 'nodemailer';
+
+export type SignInFailure = 'auth' | 'dns' | 'connect' | 'timeout' | 'other';
+export type SignInResult = { ok: true } | { ok: false; reason: SignInFailure; detail: string };
+
+export interface ServerLogin {
+  host: string;
+  port: number;
+  user: string;
+  pass: string;
+  /** Gives up after this long in total, resolution included. Default 10 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Resolves host to an IP address (for DNS_SERVERS). The connection goes to that address
+   * and host stays the TLS server name. Without it the system resolver is used.
+   */
+  resolver?: (host: string) => Promise<string>;
+  /** Implicit TLS from the first byte. Default: port 465 for SMTP, 993 for IMAP. */
+  secure?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const NO_ENCRYPTION = 'server offers no encryption';
+
+const PRIVATE_RANGES = new BlockList();
+for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16]] as const) {
+  PRIVATE_RANGES.addSubnet(net, bits, 'ipv4');
+}
+PRIVATE_RANGES.addAddress('::1', 'ipv6');
+PRIVATE_RANGES.addSubnet('fc00::', 7, 'ipv6'); // unique local, RFC 4193
+PRIVATE_RANGES.addSubnet('fe80::', 10, 'ipv6'); // link-local, the IPv6 twin of 169.254/16
+
+/**
+ * True for loopback, private (RFC 1918, RFC 4193) and link-local addresses, and for the
+ * name `localhost`: the only places credentials may travel unencrypted, and where a
+ * self-signed certificate is accepted.
+ */
+export function isPrivateOrLoopback(ipOrHost: string): boolean {
+  const value = ipOrHost.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  if (value === 'localhost' || value.endsWith('.localhost')) return true; // RFC 6761 section 6.3
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1];
+  if (mapped) return PRIVATE_RANGES.check(mapped, 'ipv4');
+  const family = isIP(value);
+  if (family === 4) return PRIVATE_RANGES.check(value, 'ipv4');
+  if (family === 6) return PRIVATE_RANGES.check(value, 'ipv6');
+  return false;
+}
+
+/** Signs in to an SMTP server (AUTH after STARTTLS, or over implicit TLS) and says QUIT. */
+export async function verifySmtp(login: ServerLogin): Promise<SignInResult> {
+  const timeoutMs = login.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const secure = login.secure ?? login.port === 465;
+  return withDeadline(timeoutMs, async (signal) => {
+    const target = await locate(login);
+    if (!('ip' in target)) return target;
+    if (signal.aborted) return timedOut(timeoutMs);
+
+    // The socket is handed to nodemailer unconnected so that the deadline can destroy it:
+    // verify() keeps its connection to itself.
+    let socket: Socket | undefined;
+    const transport = createTransport({
+      host: target.ip,
+      port: login.port,
+      secure,
+      servername: target.servername,
+      // Opportunistic STARTTLS everywhere; mandatory where credentials must not go in clear.
+      requireTLS: !secure && !target.trusted,
+      auth: { user: login.user, pass: login.pass },
+      // A server that does not advertise AUTH would otherwise "verify" without checking anything.
+      forceAuth: true,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      dnsTimeout: timeoutMs,
+      tls: { rejectUnauthorized: !target.trusted },
+      logger: false,
+      getSocket: (_options, callback) => {
+        socket = new Socket();
+        callback(null, { socket });
+      },
+    });
+    const abort = () => socket?.destroy();
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      await transport.verify();
+      return { ok: true };
+    } catch (err) {
+      return signal.aborted ? timedOut(timeoutMs) : classifySmtpError(err);
+    } finally {
+      signal.removeEventListener('abort', abort);
+      transport.close();
+    }
+  });
+}
+
+/** Signs in to an IMAP server (LOGIN/AUTHENTICATE after STARTTLS, or over implicit TLS) and logs out. */
+export async function verifyImap(login: ServerLogin): Promise<SignInResult> {
+  const timeoutMs = login.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const secure = login.secure ?? login.port === 993;
+  return withDeadline(timeoutMs, async (signal) => {
+    const target = await locate(login);
+    if (!('ip' in target)) return target;
+    if (signal.aborted) return timedOut(timeoutMs);
+
+    const client = new ImapFlow({
+      host: target.ip,
+      port: login.port,
+      secure,
+      servername: target.servername,
+      // undefined = STARTTLS when offered; true = refuse to continue without it.
+      doSTARTTLS: !secure && !target.trusted ? true : undefined,
+      auth: { user: login.user, pass: login.pass },
+      logger: false,
+      disableAutoIdle: true,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      tls: { rejectUnauthorized: !target.trusted },
+    });
+    // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
+    client.on('error', () => {});
+    const abort = () => client.close();
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      await client.connect();
+      await client.logout();
+      return { ok: true };
+    } catch (err) {
+      return signal.aborted ? timedOut(timeoutMs) : classifyImapError(err);
+    } finally {
+      signal.removeEventListener('abort', abort);
+      if (!client.isClosed) client.close();
+    }
+  });
+}
+
+type Target = { ip: string; servername: string | undefined; trusted: boolean };
+
+/**
+ * Resolves the host once, here, so that the address judged private is the address
+ * connected to (a second lookup by the library could answer differently).
+ */
+async function locate(login: ServerLogin): Promise<Target | SignInResult> {
+  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivateOrLoopback(login.host) };
+  let ip: string;
+  try {
+    ip = login.resolver ? await login.resolver(login.host) : (await lookup(login.host)).address;
+  } catch (err) {
+    return { ok: false, reason: 'dns', detail: messageOf(err) };
+  }
+  if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
+  return { ip, servername: login.host, trusted: isPrivateOrLoopback(ip) };
+}
+
+/** Runs one attempt, and answers 'timeout' (aborting the attempt) once `ms` have passed. */
+async function withDeadline(ms: number, attempt: (signal: AbortSignal) => Promise<SignInResult>): Promise<SignInResult> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<SignInResult>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(timedOut(ms));
+    }, ms);
+  });
+  const attempted = attempt(controller.signal).catch((err: unknown): SignInResult => ({ ok: false, reason: 'other', detail: messageOf(err) }));
+  try {
+    return await Promise.race([attempted, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timedOut(ms: number): SignInResult {
+  return { ok: false, reason: 'timeout', detail: `no answer within ${ms} ms` };
+}
+
+interface LibraryError {
+  message?: string;
+  code?: string;
+  errno?: number | string;
+  cause?: unknown;
+  // nodemailer
+  responseCode?: number;
+  response?: unknown;
+  command?: string;
+  // imapflow
+  authenticationFailed?: boolean;
+  serverResponseCode?: string;
+  responseText?: string;
+  tlsFailed?: boolean;
+  _err?: unknown;
+}
+
+// SMTP replies meaning "no such command / not now", not "wrong password" (RFC 5321 section 4.2.3).
+const SMTP_NOT_SUPPORTED = new Set([500, 501, 502, 503, 504]);
+
+function classifySmtpError(err: unknown): SignInResult {
+  const e = asLibraryError(err);
+  const detail = messageOf(err);
+  if (e.code === 'EAUTH' && !(e.responseCode !== undefined && SMTP_NOT_SUPPORTED.has(e.responseCode))) return fail('auth', detail);
+  if (e.responseCode === 535) return fail('auth', detail);
+  // With requireTLS, nodemailer sends STARTTLS even when unadvertised; a refusal means plaintext only.
+  if (e.code === 'ETLS' && e.command === 'STARTTLS' && typeof e.response === 'string') return fail('other', `${NO_ENCRYPTION}: ${detail}`);
+  return fail(classifyTransport(err) ?? 'other', detail);
+}
+
+function classifyImapError(err: unknown): SignInResult {
+  const e = asLibraryError(err);
+  const detail = e.responseText || (typeof e.response === 'string' ? e.response : '') || messageOf(err);
+  if (e.authenticationFailed || e.serverResponseCode === 'AUTHENTICATIONFAILED') return fail('auth', detail);
+  if (e.tlsFailed && /does not support STARTTLS/i.test(messageOf(err))) return fail('other', `${NO_ENCRYPTION}: ${detail}`);
+  return fail(classifyTransport(err) ?? 'other', detail);
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EDNS', 'ENODATA', 'ESERVFAIL']);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EHOSTDOWN', 'ENETDOWN']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ETIMEOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
+
+/** Network-level reasons, from the error's own code, its OS errno, or a wrapped cause. */
+function classifyTransport(err: unknown): SignInFailure | undefined {
+  const codes = codesOf(err);
+  if (codes.some((c) => DNS_CODES.has(c))) return 'dns';
+  if (codes.some((c) => CONNECT_CODES.has(c))) return 'connect';
+  if (codes.some((c) => TIMEOUT_CODES.has(c))) return 'timeout';
+  return undefined;
+}
+
+/**
+ * nodemailer overwrites `code` with its own category (ESOCKET) but leaves the OS errno,
+ * and imapflow keeps the underlying error in `_err`; collect every code on the way down.
+ */
+function codesOf(err: unknown, depth = 0): string[] {
+  if (depth > 3 || typeof err !== 'object' || err === null) return [];
+  const e = asLibraryError(err);
+  const codes: string[] = [];
+  if (typeof e.code === 'string') codes.push(e.code);
+  if (typeof e.errno === 'string') codes.push(e.errno);
+  if (typeof e.errno === 'number' && e.errno < 0) {
+    try {
+      codes.push(getSystemErrorName(e.errno));
+    } catch {
+      // not a system error number
+    }
+  }
+  return [...codes, ...codesOf(e.cause, depth + 1), ...codesOf(e._err, depth + 1)];
+}
+
+function asLibraryError(err: unknown): LibraryError {
+  return typeof err === 'object' && err !== null ? (err as LibraryError) : {};
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+function fail(reason: SignInFailure, detail: string): SignInResult {
+  return { ok: false, reason, detail };
+}

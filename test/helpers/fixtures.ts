@@ -1,0 +1,36 @@
+import type { Api } from './engine.ts';
+
+/** A domain with a footer address, ready to send from. */
+export async function domainWithAddress(api: Api, name: string) {
+  const res = await api.request('POST', '/v1/domains', { domainName: name, mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' });
+  if (res.status !== 201) throw new Error(`domain: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A mailbox on reserved hosts (never contacted), so no sign-in check runs. */
+export async function mailbox(api: Api, domain: { id: string; domainName: string }, local: string, extra: Record<string, unknown> = {}) {
+  const res = await api.request('POST', '/v1/mailboxes', {
+    email: `${local}@${domain.domainName}`,
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    smtpPort: 587,
+    authPassword: 'mailbox-password',
+    senderName: 'Sam Sender',
+    ...extra,
+  });
+  if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A campaign with copy that passes the launch check once it has a sender. */
+export async function campaign(api: Api, extra: Record<string, unknown> = {}) {
+  const res = await api.request('POST', '/v1/campaigns', {
+    name: 'Spring outreach',
+    aiPromptTemplate: 'Write to {{firstName}} at {{company}} about our product.',
+    subject: '{Quick|Short} question, {{firstName}}',
+    template: 'Hi {{firstName}},\n\nI noticed {{company}} is growing. Would a short call next week make sense?\n\n{{senderName}}',
+    ...extra,
+  });
+  if (res.status !== 201) throw new Error(`campaign: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
