@@ -64,6 +64,9 @@ export function deploy(p: Platform) {
   for (const def of Object.values(functions) as FunctionDef[]) {
     for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn(def));
     if (def.catchAll) api.route('$default', fn(def));
+    if (def.consumes) {
+      made.find((m) => m.name === def.consumes)!.queue.subscribe(fn(def), { batch: { size: 10, partialResponses: true } });
+    }
   }
 
   for (const [name, s] of Object.entries(schedules)) {

@@ -35,6 +35,8 @@ export interface FunctionDef {
   routes?: RouteDef[];
   /** Also answers API Gateway's `$default` route: whatever no other route matches. */
   catchAll?: boolean;
+  /** Drains this queue (an SQS event source with partial batch responses). */
+  consumes?: 'send';
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -111,6 +113,30 @@ export const functions = {
       { method: 'DELETE', path: '/v1/ai-keys/{provider}' },
     ],
   },
+  unsubscribe: {
+    handler: 'http/unsubscribe.ts',
+    routes: [
+      { method: 'GET', path: '/unsubscribe/{token}', public: true },
+      { method: 'POST', path: '/unsubscribe/{token}', public: true, body: 'raw' },
+    ],
+  },
+  queue: {
+    handler: 'http/queue.ts',
+    routes: [
+      { method: 'GET', path: '/v1/queue/status' },
+      { method: 'POST', path: '/v1/queue/pause' },
+    ],
+  },
+  sender: {
+    handler: 'queues/send.ts',
+    consumes: 'send',
+    // SMTP may wait 30 s and AI 20 s; the queue's visibility timeout is six times this.
+    timeoutSeconds: 60,
+  },
+  dispatcher: {
+    handler: 'schedules/dispatch.ts',
+    timeoutSeconds: 60,
+  },
   fallback: {
     handler: 'http/fallback.ts',
     // API Gateway's own 404 body would not be `{ error }`, so a function answers it.
@@ -151,7 +177,7 @@ export function findRoute(key: string): ResolvedRoute | undefined {
  * most 15 minutes; longer waits stay in the table until a dispatcher moves them).
  */
 export const queues = {
-  send: { visibilityTimeoutSeconds: 120, maxReceiveCount: 5 },
+  send: { visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
 } as const;
 
 export type QueueName = keyof typeof queues;
@@ -164,4 +190,7 @@ export interface ScheduleDef {
   scaled: boolean;
 }
 
-export const schedules: Record<string, ScheduleDef> = {};
+export const schedules: Record<string, ScheduleDef> = {
+  // Moves due jobs from the table to the delay queue, plans launching campaigns, recovers lost messages.
+  dispatch: { fn: 'dispatcher', everyMinutes: 1, scaled: true },
+};

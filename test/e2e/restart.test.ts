@@ -25,7 +25,8 @@ async function addUser(user: { email: string; password: string }) {
   return finished(child);
 }
 
-describe('a persistent DATA_DIR', () => {
+// Two DynamoDB Local starts and two CLI processes: slow on a busy two-core machine.
+describe('a persistent DATA_DIR', { timeout: 120_000 }, () => {
   it('keeps users, secrets and the signing key across a restart, with the user command working beside it', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'outbound-restart-'));
 

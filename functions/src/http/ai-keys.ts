@@ -4,7 +4,7 @@ import { httpHandler } from '../lib/middleware.ts';
 export const handler = httpHandler({
   'GET /v1/ai-keys': async ({ deps }) => ({ status: 200, body: await aiKeys.list(deps) }),
   'PUT /v1/ai-keys/{provider}': async ({ deps, params, body }) => {
-    await aiKeys.put(deps, { provider: params.provider, body: body ?? {} });
+    await aiKeys.put(deps, params.provider, body ?? {});
     return { status: 204 };
   },
   'DELETE /v1/ai-keys/{provider}': async ({ deps, params }) => {

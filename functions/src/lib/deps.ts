@@ -1,6 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsSendQueue } from '@outbound/aws/sqs-queue';
+import { aiWriter } from '@outbound/mail/ai';
+import { smtpMailer } from '@outbound/mail/mailer';
+import { hostResolver } from '@outbound/mail/dns';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { systemClock } from '@outbound/core/ports/clock';
@@ -48,7 +53,12 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
       publicBaseUrl: env.PUBLIC_BASE_URL ?? '',
       rateLimits: env.RATE_LIMITS !== 'off',
       dnsServers,
+      timeScale: 1,
     },
     signIn: signInChecker(dnsServers),
+    mailer: smtpMailer({ resolver: hostResolver(dnsServers) }),
+    ai: aiWriter({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL }),
+    queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: required(env, 'QUEUE_URL_SEND') }),
+    random: Math.random,
   };
 }

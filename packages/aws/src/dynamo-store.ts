@@ -148,18 +148,45 @@ export class DynamoStore implements Store {
     if (q.skBetween) {
       KeyConditionExpression += ` AND ${e.name(skAttr)} BETWEEN ${e.value(q.skBetween[0])} AND ${e.value(q.skBetween[1])}`;
     }
+    // One item more than asked: a full last page then ends with no cursor, instead of an empty extra page.
     const out = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
         IndexName: q.index,
         KeyConditionExpression,
-        Limit: q.limit,
+        Limit: q.limit === undefined ? undefined : q.limit + 1,
         ExclusiveStartKey: decodeCursor(q.cursor),
         ScanIndexForward: !q.reverse,
         ...e.params(),
       }),
     );
-    return { items: (out.Items ?? []) as Item[], cursor: encodeCursor(out.LastEvaluatedKey) };
+    const items = (out.Items ?? []) as Item[];
+    if (q.limit !== undefined && items.length > q.limit) {
+      const last = items[q.limit - 1]!;
+      const key: Record<string, unknown> = { pk: last.pk, sk: last.sk };
+      if (q.index) Object.assign(key, { [pkAttr]: last[pkAttr], [skAttr]: last[skAttr] });
+      return { items: items.slice(0, q.limit), cursor: encodeCursor(key) };
+    }
+    return { items, cursor: encodeCursor(out.LastEvaluatedKey) };
+  }
+
+  async count(q: Omit<Query, 'limit' | 'cursor'>): Promise<number> {
+    const e = new Expr();
+    const pkAttr = q.index ? `${q.index}pk` : 'pk';
+    const skAttr = q.index ? `${q.index}sk` : 'sk';
+    let KeyConditionExpression = `${e.name(pkAttr)} = ${e.value(q.pk)}`;
+    if (q.skBeginsWith !== undefined) KeyConditionExpression += ` AND begins_with(${e.name(skAttr)}, ${e.value(q.skBeginsWith)})`;
+    if (q.skBetween) KeyConditionExpression += ` AND ${e.name(skAttr)} BETWEEN ${e.value(q.skBetween[0])} AND ${e.value(q.skBetween[1])}`;
+    let total = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({ TableName: this.table, IndexName: q.index, KeyConditionExpression, Select: 'COUNT', ExclusiveStartKey: start, ...e.params() }),
+      );
+      total += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return total;
   }
 
   async transact(ops: TransactOp[]): Promise<void> {

@@ -3,6 +3,9 @@ import type { KeyProvider } from './ports/keys.ts';
 import type { Store } from './ports/store.ts';
 import type { Logger } from './log.ts';
 import type { SignInChecker } from './ports/mail.ts';
+import type { Mailer } from './ports/mailer.ts';
+import type { AiWriter } from './ports/ai.ts';
+import type { SendQueue } from './ports/queue.ts';
 
 /** Configuration core needs, read once at start by the caller: core never reads process.env. */
 export interface EngineConfig {
@@ -12,6 +15,8 @@ export interface EngineConfig {
   rateLimits: boolean;
   /** DNS_SERVERS as `host:port`; undefined for the system resolver. */
   dnsServers?: string[];
+  /** Engine ms per wall ms: TIME_SCALE locally, 1 on AWS. */
+  timeScale: number;
 }
 
 /** Everything a core verb may touch, handed in by functions/src/lib/deps.ts or a test. */
@@ -25,4 +30,9 @@ export interface Deps {
   log: Logger;
   config: EngineConfig;
   signIn: SignInChecker;
+  mailer: Mailer;
+  ai: AiWriter;
+  queue: SendQueue;
+  /** Uniform in [0, 1): jitter and spintax. Tests pass a seeded one. */
+  random: () => number;
 }

@@ -29,7 +29,8 @@ function unwrapUnion(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue | un
 
 /** Parses or throws a ValidationError (422) whose message names the field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput tells a missing field (input undefined) from one of the wrong type.
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw new ValidationError(describeIssue(result.error));
   return result.data;
 }

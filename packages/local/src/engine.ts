@@ -16,6 +16,15 @@ import { createHttpAdapter, type LambdaHandler } from './http-adapter.ts';
 import { startLocalKms } from './kms-server.ts';
 import { localCredentials } from './net.ts';
 import { startSqsLocal } from './sqs-local.ts';
+import { startQueueConsumer } from './queue-consumer.ts';
+import { SqsSendQueue } from '@outbound/aws/sqs-queue';
+import { aiWriter } from '@outbound/mail/ai';
+import { smtpMailer } from '@outbound/mail/mailer';
+import { hostResolver } from '@outbound/mail/dns';
+
+const waitUntil = async (done: () => boolean) => {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+};
 
 export interface EngineOptions {
   port?: number;
@@ -32,6 +41,13 @@ export interface EngineOptions {
   rateLimits?: boolean;
   /** DNS_SERVERS: every lookup goes to these `host:port` servers. */
   dnsServers?: string[];
+  /** OPENAI_BASE_URL, ANTHROPIC_BASE_URL: where AI calls go. */
+  openaiBaseUrl?: string;
+  anthropicBaseUrl?: string;
+  /** Jitter and spintax randomness; tests pass a seeded one. */
+  random?: () => number;
+  /** Run the sender and the dispatcher (default true). */
+  sending?: boolean;
   sink?: Sink;
   /** Tests replace the clocks to move time without sleeping. */
   clock?: Clock;
@@ -84,19 +100,26 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     cleanups.push(() => sqs.stop());
 
     const wallClock = opts.wallClock ?? systemClock;
+    const timeScale = opts.timeScale ?? 1;
     const deps: Deps = {
       store: new DynamoStore(dynamoClient, tableName),
       keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
-      clock: opts.clock ?? scaledClock(opts.timeScale ?? 1, wallClock),
+      clock: opts.clock ?? scaledClock(timeScale, wallClock),
       wallClock,
       log,
       config: {
         publicBaseUrl: opts.publicBaseUrl ?? `http://localhost:${opts.port ?? 3000}`,
         rateLimits: opts.rateLimits ?? true,
         dnsServers: opts.dnsServers,
+        timeScale,
       },
       signIn: signInChecker(opts.dnsServers),
+      mailer: smtpMailer({ resolver: hostResolver(opts.dnsServers), log }),
+      ai: aiWriter({ openaiBaseUrl: opts.openaiBaseUrl, anthropicBaseUrl: opts.anthropicBaseUrl }),
+      queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
+      random: opts.random ?? Math.random,
     };
+    cleanups.push(() => deps.mailer.close());
 
     if (opts.admin) {
       const { created } = await users.upsert(deps, opts.admin);
@@ -126,16 +149,38 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     if (opts.publicBaseUrl === undefined) deps.config.publicBaseUrl = `http://localhost:${port}`;
     cleanups.push(() => http.drain());
 
-    const timers = Object.entries(schedules).map(([name, s]) => {
-      const everyMs = (s.everyMinutes * 60_000) / (s.scaled ? (opts.timeScale ?? 1) : 1);
-      return setInterval(() => {
-        void load(s.fn)
-          .then((h) => (h as unknown as (e: unknown) => Promise<unknown>)({ source: 'local.schedule', 'detail-type': name }))
-          .catch((err) => log.error('schedule failed', { schedule: name, err }));
-      }, everyMs);
-    });
-    // Timers stop first (no new work), then the HTTP adapter drains, then the stand-ins go.
-    cleanups.push(async () => timers.forEach(clearInterval));
+    // The sender drains the queue as Lambda's event source would; the schedules run on timers.
+    if (opts.sending !== false) {
+      const consumerFn = Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === 'send')![0] as FunctionName;
+      const sender = (await load(consumerFn)) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
+      const consumer = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.send!, handler: sender, log, waitSeconds: 1 });
+      cleanups.push(() => consumer.stop());
+
+      const scheduled = Object.entries(schedules).map(([name, s]) => {
+        const run = async (event: Record<string, unknown> = {}) => {
+          const h = (await load(s.fn)) as unknown as (e: unknown) => Promise<unknown>;
+          await h({ source: 'local.schedule', 'detail-type': name, ...event });
+        };
+        // A scaled schedule runs TIME_SCALE times as often, but never more than 4 times a second.
+        const everyMs = Math.max(250, (s.everyMinutes * 60_000) / (s.scaled ? timeScale : 1));
+        let running = false;
+        const tick = (event?: Record<string, unknown>) => {
+          if (running) return;
+          running = true;
+          run(event)
+            .catch((err) => log.error('schedule failed', { schedule: name, err }))
+            .finally(() => (running = false));
+        };
+        return { name, tick, timer: setInterval(tick, everyMs), idle: () => waitUntil(() => !running) };
+      });
+      // Start-up recovery: the local queue kept nothing, so every job the table says is queued is queued again.
+      scheduled.find((s) => s.name === 'dispatch')?.tick({ requeueAll: true });
+      // Timers stop first (no new work), then in-flight ticks finish.
+      cleanups.push(async () => {
+        scheduled.forEach((s) => clearInterval(s.timer));
+        await Promise.all(scheduled.map((s) => s.idle()));
+      });
+    }
 
     if (!inMemory) {
       const info = join(dataDir, 'engine.json');

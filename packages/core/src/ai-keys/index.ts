@@ -1,31 +1,30 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
-import { parse, verb } from '../validate.ts';
+import { parse } from '../validate.ts';
 import { aiKeyKey } from './keys.ts';
 
 /** Path names of the two providers (decisions.md, AI keys); campaigns name them in upper case. */
 export const AiKeyProvider = z.enum(['openai', 'anthropic'], { error: 'provider must be openai or anthropic' });
 export type AiKeyProvider = z.infer<typeof AiKeyProvider>;
 
-const ApiKey = z.object({
+const ApiKey = z.strictObject({
   apiKey: z.string({ error: 'must be a string' }).trim().min(8, { error: 'must be at least 8 characters' }).max(512),
 });
 
 /** Stored item field: the key sealed with AES-256-GCM, bound to its provider. Never returned. */
 const sealContext = (provider: AiKeyProvider) => ({ purpose: 'ai-key', provider });
 
-export const put = verb(
-  z.object({ provider: AiKeyProvider, body: ApiKey }),
-  async (deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, { provider, body }) => {
-    await deps.store.put({
-      ...aiKeyKey(provider),
-      provider,
-      sealed: await sealSecret(deps.keys, body.apiKey, sealContext(provider)),
-      updatedAt: new Date(deps.wallClock.now()).toISOString(),
-    });
-  },
-);
+export async function put(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, provider: unknown, body: unknown): Promise<void> {
+  const p = parse(AiKeyProvider, provider);
+  const { apiKey } = parse(ApiKey, body);
+  await deps.store.put({
+    ...aiKeyKey(p),
+    provider: p,
+    sealed: await sealSecret(deps.keys, apiKey, sealContext(p)),
+    updatedAt: new Date(deps.wallClock.now()).toISOString(),
+  });
+}
 
 export async function list(deps: Pick<Deps, 'store'>): Promise<{ provider: AiKeyProvider; configured: boolean }[]> {
   const page = await deps.store.query({ pk: aiKeyKey('').pk });

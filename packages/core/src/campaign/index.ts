@@ -12,8 +12,10 @@ import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
 import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
 import { CAMPAIGNS, campaignCollection, campaignKey, counter } from './keys.ts';
 import { assess, type LaunchContext } from './launch-check.ts';
+import * as breaker from '../guardrails/breaker.ts';
+import { startCampaign } from '../sending/planning.ts';
 
-type D = Pick<Deps, 'store' | 'wallClock' | 'config'>;
+type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
 /** The row as the API shows it: counters by name, internal counter attributes dropped. */
 export function toCampaign(item: Item) {
@@ -98,6 +100,8 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
   await mustExist(deps, input.mailboxIds);
   const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString() };
   for (const [k, v] of Object.entries(input)) if (v !== undefined) set[k] = v;
+  // Resuming after the breaker: every tripped pair sends again, with a fresh window.
+  if (input.pausedForBounceRate === false && current.pausedForBounceRate) await breaker.resume(deps, id);
   if (input.template !== undefined || input.subject !== undefined) {
     set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
   }
@@ -143,10 +147,12 @@ export async function launch(deps: D, id: string) {
     });
   }
   const now = new Date(deps.wallClock.now()).toISOString();
-  const after = await deps.store.update(campaignKey(id), {
+  await deps.store.update(campaignKey(id), {
     set: { status: 'ACTIVE', launchedAt: campaign.launchedAt ?? now, updatedAt: now },
   });
-  return { ...toCampaign(after), warnings: check.warnings };
+  // Effects after the write: parked jobs resume where they stopped, and the leads are planned.
+  await startCampaign(deps, id);
+  return { ...toCampaign(await getItem(deps, id)), warnings: check.warnings };
 }
 
 export async function setStatus(deps: D, id: string, status: 'PAUSED' | 'ARCHIVED') {

@@ -4,7 +4,7 @@ import { EngineError, ValidationError } from '../errors.ts';
 import { parse } from '../validate.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { countCsvRows, MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
-import { store } from './index.ts';
+import { planIngested, store } from './index.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 
 const ImportInput = z.object({
@@ -27,7 +27,7 @@ export interface ImportReport {
  * leaves nothing behind; every row then goes through the same validation as
  * the other ingest paths, CSV-injection guardrail included.
  */
-export async function importCsv(deps: Pick<Deps, 'store' | 'keys' | 'wallClock' | 'log'>, input: unknown): Promise<ImportReport> {
+export async function importCsv(deps: Pick<Deps, 'store' | 'keys' | 'wallClock' | 'clock' | 'log'>, input: unknown): Promise<ImportReport> {
   const { campaignId, file } = parse(ImportInput, input);
   const campaign = await deps.store.get(campaignKey(campaignId));
   if (!campaign) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
@@ -48,7 +48,8 @@ export async function importCsv(deps: Pick<Deps, 'store' | 'keys' | 'wallClock' 
     }
   }
   deps.log.info('lead import parsed', { campaignId, received: report.received, valid: valid.length });
-  const { outcomes } = await store(deps, campaignId, valid);
+  const { outcomes, created } = await store(deps, campaignId, valid);
+  await planIngested(deps, campaignId, created);
   for (const o of outcomes) {
     if (o === 'created') report.imported++;
     else if (o === 'duplicate') report.duplicates++;

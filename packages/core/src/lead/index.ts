@@ -10,6 +10,8 @@ import { campaignKey, counter } from '../campaign/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { ALL_LEADS, allLeadsCounterKey, campaignLeads, leadIndexes, leadKey, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
+import { planNewLead } from '../sending/planning.ts';
+import { PLANNING } from '../sending/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -127,21 +129,38 @@ export async function store(deps: D, campaignId: string, leads: LeadInput[]): Pr
   return { outcomes, created };
 }
 
+/**
+ * Leads added to a running campaign join its plan: a few at once, a large
+ * import through the dispatcher, a chunk a tick.
+ */
+export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string, created: Item[]): Promise<void> {
+  if (!created.length) return;
+  const campaign = await deps.store.get(campaignKey(campaignId));
+  if (campaign?.status !== 'ACTIVE') return;
+  if (created.length <= 20) {
+    for (const lead of created) await planNewLead(deps, campaign, lead);
+  } else {
+    await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, gsi3pk: PLANNING, gsi3sk: campaignId } });
+  }
+}
+
 /** POST /v1/leads: 409 for a suppressed or duplicate lead. */
-export async function create(deps: D, input: unknown) {
+export async function create(deps: D & Pick<Deps, 'clock'>, input: unknown) {
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
   const { outcomes, created } = await store(deps, lead.campaignId, [lead]);
+  await planIngested(deps, lead.campaignId, created);
   if (outcomes[0] === 'suppressed') throw new ConflictError(`${lead.email} is on the suppression list and will not be added.`);
   if (outcomes[0] === 'duplicate') throw new ConflictError(`${lead.email} is already a lead of this campaign.`);
   return toLead(created[0]!);
 }
 
 /** POST /v1/leads/webhook: the same validation; a suppressed or duplicate lead is skipped silently. */
-export async function acceptWebhook(deps: D, input: unknown): Promise<void> {
+export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknown): Promise<void> {
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
-  await store(deps, lead.campaignId, [lead]);
+  const { created } = await store(deps, lead.campaignId, [lead]);
+  await planIngested(deps, lead.campaignId, created);
 }
 
 const ListQuery = z.strictObject({

@@ -25,7 +25,9 @@ export async function transition(
   extra: { set?: Record<string, unknown>; remove?: string[] } = {},
 ): Promise<boolean> {
   const from = String(lead.status);
-  if (from === to || (FINAL.has(from) && to !== 'SUPPRESSED') || from === 'SUPPRESSED') return false;
+  // A reply or bounce after the last step still counts; nothing leaves SUPPRESSED.
+  const reopens = from === 'COMPLETED' && (to === 'REPLIED' || to === 'BOUNCED');
+  if (from === to || from === 'SUPPRESSED' || (FINAL.has(from) && to !== 'SUPPRESSED' && !reopens)) return false;
   try {
     await deps.store.transact([
       {

@@ -66,6 +66,8 @@ export interface Store {
   /** Returns the deleted item, if there was one. Throws ConditionFailedError. */
   delete(key: Key, opts?: { if?: Condition }): Promise<Item | undefined>;
   query(q: Query): Promise<Page>;
+  /** How many items a query matches, without reading them out (DynamoDB Select COUNT). */
+  count(q: Omit<Query, 'limit' | 'cursor'>): Promise<number>;
   /**
    * All or nothing. Throws TransactionFailedError naming which operations'
    * conditions failed, so callers can say which rule was broken.

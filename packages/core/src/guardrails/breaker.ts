@@ -1,0 +1,72 @@
+import type { Deps } from '../deps.ts';
+import { campaignKey } from '../campaign/keys.ts';
+import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
+import { queryAll } from '../collections.ts';
+import { pairDayKey, pairKey, trippedIndex, trippedPairs } from './breaker.keys.ts';
+
+/** The fixed minimum of sends before a pair can trip (interface-spec guardrail 7). */
+export const MIN_SENDS = 20;
+/** The rolling window: the pair's sends and bounces of the last 7 days of the engine clock. */
+export const WINDOW_DAYS = 7;
+
+type D = Pick<Deps, 'store' | 'clock'>;
+
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+async function epochOf(deps: Pick<Deps, 'store'>, campaignId: string, mailboxId: string) {
+  const pair = await deps.store.get(pairKey(campaignId, mailboxId));
+  return { tripped: Boolean(pair?.tripped), epoch: Number(pair?.epoch ?? 0) };
+}
+
+/** Whether this campaign/mailbox pair is paused by the breaker. */
+export async function isTripped(deps: Pick<Deps, 'store'>, campaignId: string, mailboxId: string): Promise<boolean> {
+  return (await epochOf(deps, campaignId, mailboxId)).tripped;
+}
+
+/** Counts one send of the pair. */
+export async function recordSend(deps: D, campaignId: string, mailboxId: string): Promise<void> {
+  const { epoch } = await epochOf(deps, campaignId, mailboxId);
+  await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(deps.clock.now())), { add: { sends: 1 } });
+}
+
+/**
+ * Counts one bounce and trips the pair when its rolling bounce rate exceeds
+ * the campaign's threshold (default 5 %) after at least 20 sends: the pair
+ * stops, and the campaign shows pausedForBounceRate true. Returns whether it tripped.
+ */
+export async function recordBounce(deps: D, campaignId: string, mailboxId: string): Promise<boolean> {
+  const { epoch, tripped } = await epochOf(deps, campaignId, mailboxId);
+  const now = deps.clock.now();
+  await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(now)), { add: { bounces: 1 } });
+  if (tripped) return false;
+  const from = utcDay(now - (WINDOW_DAYS - 1) * 86_400_000);
+  const days = await deps.store.query({
+    pk: pairKey(campaignId, mailboxId).pk,
+    skBetween: [pairDayKey(campaignId, mailboxId, epoch, from).sk, pairDayKey(campaignId, mailboxId, epoch, utcDay(now)).sk],
+  });
+  const sends = days.items.reduce((n, d) => n + Number(d.sends ?? 0), 0);
+  const bounces = days.items.reduce((n, d) => n + Number(d.bounces ?? 0), 0);
+  const campaign = await deps.store.get(campaignKey(campaignId));
+  const threshold = Number(campaign?.bounceRateThreshold ?? DEFAULT_BOUNCE_RATE_THRESHOLD);
+  if (sends < MIN_SENDS || (bounces * 100) / sends <= threshold) return false;
+  await deps.store.update(pairKey(campaignId, mailboxId), {
+    set: { tripped: true, trippedAt: new Date(now).toISOString(), sends, bounces, epoch, campaignId, mailboxId, ...trippedIndex(campaignId, mailboxId) },
+  });
+  await deps.store.update(campaignKey(campaignId), { set: { pausedForBounceRate: true } });
+  return true;
+}
+
+/**
+ * PATCH pausedForBounceRate false: every tripped pair of the campaign sends
+ * again, each with a fresh window (a new epoch), so the bounces that tripped
+ * it do not trip it again at the next one.
+ */
+export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Promise<void> {
+  const pairs = await queryAll(deps.store, { index: 'gsi2', pk: trippedPairs(campaignId) });
+  for (const pair of pairs) {
+    await deps.store.update(pairKey(campaignId, String(pair.mailboxId)), {
+      set: { tripped: false, epoch: Number(pair.epoch ?? 0) + 1 },
+      remove: ['gsi2pk', 'gsi2sk'],
+    });
+  }
+}

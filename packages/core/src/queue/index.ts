@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { parse } from '../validate.ts';
+import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
+import { CLAIMED, DUE, queueCounterKey, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
+import { queuePaused } from '../sending/sender.ts';
+
+const JOBS_SHOWN = 50;
+
+/**
+ * GET /v1/queue/status. Counts come from the state counters and one COUNT
+ * query on the due index: waiting = due now (queued or about to be),
+ * delayed = planned for later (or held by a paused campaign), active =
+ * being sent, completed = sent, failed = failed for good.
+ */
+export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
+  const now = deps.clock.now();
+  const [counters, isPaused, waiting, active, upcoming] = await Promise.all([
+    deps.store.get(queueCounterKey),
+    queuePaused(deps),
+    deps.store.count({ index: 'gsi1', pk: DUE, skBetween: [timeKey(0), `${timeKey(now)}~`] }),
+    deps.store.query({ index: 'gsi3', pk: CLAIMED, limit: JOBS_SHOWN }),
+    deps.store.query({ index: 'gsi1', pk: DUE, limit: JOBS_SHOWN }),
+  ]);
+  const n = (state: string) => Math.max(0, Number(counters?.[stateCounter(state)] ?? 0));
+  const pending = n('SCHEDULED') + n('QUEUED') + n('PARKED');
+  const job = (j: Record<string, unknown>, state: 'waiting' | 'active' | 'delayed') => ({
+    id: j.id,
+    campaignId: j.campaignId,
+    leadId: j.leadId,
+    step: j.step,
+    mailboxId: j.mailboxId ?? null,
+    state,
+    dueAt: new Date(Number(j.dueAt)).toISOString(),
+    attempts: Number(j.attempts ?? 0),
+    lastError: j.lastError ?? null,
+  });
+  const jobs = [
+    ...active.items.map((j) => job(j, 'active')),
+    ...upcoming.items.map((j) => job(j, Number(j.dueAt) <= now ? 'waiting' : 'delayed')),
+  ].slice(0, JOBS_SHOWN);
+  return {
+    counts: {
+      waiting,
+      active: n('CLAIMED'),
+      delayed: Math.max(0, pending - waiting),
+      completed: n('SENT'),
+      failed: n('FAILED'),
+    },
+    isPaused,
+    jobs,
+    throttling: { cadenceFloorSeconds: CADENCE_FLOOR_SECONDS, jitterSeconds: JITTER_SECONDS },
+  };
+}
+
+/** POST /v1/queue/pause: a real pause. Nothing is sent while it holds; jobs keep their place and go on resume. */
+export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock'>, body: unknown) {
+  const { paused } = parse(z.strictObject({ paused: z.boolean({ error: 'must be true or false' }) }), body);
+  await deps.store.put({ ...queueSwitchKey, paused, changedAt: new Date(deps.wallClock.now()).toISOString() });
+  return status(deps);
+}

@@ -1,0 +1,61 @@
+import type { Deps } from '../deps.ts';
+import { ConditionFailedError } from '../errors.ts';
+import type { Item } from '../ports/store.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
+import { utcDay } from '../guardrails/breaker.ts';
+import { dailyCapKey } from './keys.ts';
+
+/** interface-spec: at least 480 s between the starts of two sends from one mailbox. */
+export const CADENCE_FLOOR_SECONDS = 480;
+/** Plus a jitter drawn uniformly from 0 to this many seconds (docs/sending.md). */
+export const JITTER_SECONDS = 120;
+
+const DAY_MS = 86_400_000;
+export const nextUtcDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
+
+/** Sends of the mailbox today. A read that fails throws: the cap fails closed. */
+export async function sentToday(deps: Pick<Deps, 'store' | 'clock'>, mailboxId: string): Promise<number> {
+  const item = await deps.store.get(dailyCapKey(mailboxId, utcDay(deps.clock.now())));
+  return Number(item?.count ?? 0);
+}
+
+/**
+ * Books the mailbox's next send slot: succeeds only when its previous slot
+ * has passed, and moves it cadence floor plus jitter ahead. A conditional
+ * update, so two sender instances can never book the same slot.
+ */
+export async function bookSlot(deps: Pick<Deps, 'store' | 'clock' | 'random'>, mailbox: Item): Promise<boolean> {
+  const now = deps.clock.now();
+  const gap = (CADENCE_FLOOR_SECONDS + deps.random() * JITTER_SECONDS) * 1000;
+  try {
+    await deps.store.update(mailboxKey(String(mailbox.id)), {
+      set: { nextSlotAt: Math.floor(now + gap), lastSendStartedAt: now },
+      if: { and: [{ itemExists: true }, { or: [{ attr: 'nextSlotAt', exists: false }, { attr: 'nextSlotAt', op: '<=', value: now }] }] },
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** Counts one send against today's cap, only while under it (conditional ADD). Returns the day booked, or false. */
+export async function bookDailySend(deps: Pick<Deps, 'store' | 'clock'>, mailbox: Item): Promise<string | false> {
+  const cap = Number(mailbox.dailyCap ?? 25);
+  const day = utcDay(deps.clock.now());
+  try {
+    await deps.store.update(dailyCapKey(String(mailbox.id), day), {
+      add: { count: 1 },
+      if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: cap }] },
+    });
+    return day;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** Gives back a booked send that never reached the recipient's server (a retry, a lost claim). */
+export async function refundDailySend(deps: Pick<Deps, 'store'>, mailboxId: string, day: string): Promise<void> {
+  await deps.store.update(dailyCapKey(mailboxId, day), { add: { count: -1 } });
+}

@@ -1,0 +1,128 @@
+import type { Deps } from '../deps.ts';
+import * as aiKeys from '../ai-keys/index.ts';
+import { fillPlaceholders, renderCopy } from '../copy/placeholders.ts';
+import { isEuRecipient } from '../guardrails/disclosure.ts';
+import { buildFooter } from '../guardrails/footer.ts';
+import { unsubscribeUrl } from '../guardrails/unsubscribe.ts';
+import { newId } from '../ids.ts';
+import type { OutgoingEmail } from '../ports/mailer.ts';
+import type { Item } from '../ports/store.ts';
+
+/** Instructions every AI call carries: the model writes the body only, and the engine adds the footer. */
+export const AI_SYSTEM_PROMPT = [
+  'You write short, plain-text B2B cold emails on behalf of the sender.',
+  'Write only the body of the email: no subject line, no footer, no unsubscribe text, no placeholders in brackets.',
+  'Be specific to the recipient, honest, and brief (under 120 words). Do not invent facts about the recipient.',
+].join(' ');
+
+export interface Composed {
+  email: OutgoingEmail;
+  /** The AI wrote this body (and the send gets the disclosure marker for EU recipients). */
+  aiGenerated: boolean;
+  /** The subject as sent; the first email's becomes the thread's subject. */
+  subject: string;
+}
+
+/** The values placeholders read: the lead's fields, its custom fields (as `x` and `customFields.x`), and the sender's name. */
+export function placeholderValues(lead: Item, mailbox: Item): Record<string, string | undefined> {
+  const custom = (lead.customFields as Record<string, unknown> | undefined) ?? {};
+  const values: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(custom)) {
+    const s = v === null || v === undefined ? undefined : String(v);
+    values[k] = s;
+    values[`customFields.${k}`] = s;
+  }
+  return {
+    ...values,
+    firstName: lead.firstName as string | undefined,
+    lastName: lead.lastName as string | undefined,
+    company: lead.company as string | undefined,
+    email: String(lead.email),
+    senderName: (mailbox.senderName as string | null | undefined) ?? undefined,
+  };
+}
+
+async function aiText(
+  deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log'>,
+  campaign: Item,
+  values: Record<string, string | undefined>,
+  rewrite: string | undefined,
+): Promise<string | undefined> {
+  const provider = campaign.aiProvider as 'OPENAI' | 'ANTHROPIC' | null | undefined;
+  if (!provider) return undefined;
+  try {
+    const apiKey = await aiKeys.reveal(deps, provider === 'OPENAI' ? 'openai' : 'anthropic');
+    if (!apiKey) return undefined;
+    const brief = fillPlaceholders(String(campaign.aiPromptTemplate ?? ''), values, {}).text;
+    const prompt = rewrite
+      ? `${brief}\n\nRewrite this follow-up email for the recipient, keeping its meaning and length:\n\n${rewrite}`
+      : brief;
+    const text = await deps.ai.write({ provider, apiKey, system: AI_SYSTEM_PROMPT, prompt, maxTokens: 400 });
+    return text.trim() || undefined;
+  } catch (err) {
+    // Any AI failure falls back to the plain copy, which carries no marker (guardrail 5).
+    deps.log.warn('AI copy failed; sending the plain template', { campaignId: campaign.id, provider, err });
+    return undefined;
+  }
+}
+
+/**
+ * Builds the email of one step for one lead: copy (AI or the spintax
+ * template), the footer with the sending domain's address and the
+ * unsubscribe link (guardrails 1 and 3), the AI marker where guardrail 5
+ * wants it, and the RFC 8058 headers (guardrail 4). Throws GuardrailError
+ * when a guardrail refuses the send.
+ */
+export async function composeEmail(
+  deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log' | 'config' | 'random'>,
+  input: { campaign: Item; lead: Item; mailbox: Item; domain: Item; step: number },
+): Promise<Composed> {
+  const { campaign, lead, mailbox, domain, step } = input;
+  const values = placeholderValues(lead, mailbox);
+  const steps = (campaign.steps as { body?: string; aiRewrite?: boolean }[] | undefined) ?? [];
+  const thread = (lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
+
+  let body: string;
+  let aiGenerated = false;
+  if (step === 0) {
+    const ai = await aiText(deps, campaign, values, undefined);
+    body = ai ?? renderCopy(String(campaign.template ?? ''), values, undefined, deps.random).text;
+    aiGenerated = ai !== undefined;
+  } else {
+    const def = steps[step - 1] ?? {};
+    const plain = renderCopy(String(def.body ?? ''), values, undefined, deps.random).text;
+    const ai = def.aiRewrite ? await aiText(deps, campaign, values, plain) : undefined;
+    body = ai ?? plain;
+    aiGenerated = ai !== undefined;
+  }
+
+  const subject =
+    step === 0 || !thread.firstSubject
+      ? renderCopy(String(campaign.subject ?? ''), values, undefined, deps.random).text.trim()
+      : `Re: ${thread.firstSubject}`;
+
+  const url = await unsubscribeUrl(deps, { id: String(lead.id), email: String(lead.email) }, campaign as never);
+  const footer = buildFooter({
+    mailingAddress: domain.mailingAddress as string | null,
+    unsubscribeUrl: url,
+    aiDisclosure: aiGenerated && isEuRecipient({ email: String(lead.email), customFields: lead.customFields as Record<string, unknown> }),
+  });
+
+  const previous = thread.messageIds ?? [];
+  return {
+    aiGenerated,
+    subject,
+    email: {
+      from: { name: (mailbox.senderName as string | null) ?? null, address: String(mailbox.email) },
+      to: String(lead.email),
+      subject,
+      text: `${body.trimEnd()}\n\n${footer}\n`,
+      messageId: `${newId().toLowerCase()}@${String(domain.domainName)}`,
+      ...(step > 0 && previous.length ? { inReplyTo: previous[previous.length - 1], references: previous } : {}),
+      headers: {
+        'List-Unsubscribe': `<${url}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Deps } from '../deps.ts';
+import { queryAll } from '../collections.ts';
+import type { Item } from '../ports/store.ts';
+import { move } from './jobs.ts';
+import { CLAIMED, DUE, PLANNING, timeKey } from './keys.ts';
+import { planChunk } from './planning.ts';
+import { queuePaused } from './sender.ts';
+
+/** SQS holds a message at most 15 minutes (wall clock); later jobs stay in the table. */
+export const SQS_MAX_DELAY_MS = 900_000;
+/** Jobs queued per tick at most, so one tick stays short whatever the backlog. */
+export const DISPATCH_BATCH = 500;
+/** A queued message not consumed in this long (wall clock) is taken as lost and queued again. */
+export const QUEUED_STALE_MS = 30 * 60_000;
+/** A claim this old (wall clock) belongs to a sender that died mid-send. */
+export const CLAIM_STALE_MS = 10 * 60_000;
+
+export interface DispatchOptions {
+  /** Start-up recovery: every QUEUED job is queued again (the local queue keeps nothing across a restart). */
+  requeueAll?: boolean;
+}
+
+/**
+ * One dispatcher tick (the EventBridge schedule; a timer locally):
+ * 1. plans the next chunk of each launching campaign;
+ * 2. queues every job due within SQS's 15-minute horizon, each with its
+ *    delay (SCHEDULED → QUEUED first, conditionally, so two dispatchers
+ *    never queue one job twice);
+ * 3. queues again what a lost message left QUEUED (dead-letter, restart);
+ * 4. settles claims left by a sender that died mid-send (never resent).
+ */
+export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<{ queued: number; recovered: number; settled: number }> {
+  for (const c of await queryAll(deps.store, { index: 'gsi3', pk: PLANNING })) await planChunk(deps, String(c.id));
+  const settled = await settleDeadClaims(deps);
+  if (await queuePaused(deps)) return { queued: 0, recovered: 0, settled };
+
+  const now = deps.clock.now();
+  const wallNow = deps.wallClock.now();
+  // SQS's limit is wall-clock time; in engine time it is TIME_SCALE times longer.
+  const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
+  const page = await deps.store.query({ index: 'gsi1', pk: DUE, skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
+
+  const toQueue: Item[] = [];
+  let recovered = 0;
+  for (const job of page.items) {
+    if (job.state === 'SCHEDULED') {
+      if (await move(deps, job, 'QUEUED', { set: { queuedAt: wallNow } })) toQueue.push(job);
+    } else if (job.state === 'QUEUED' && (opts.requeueAll || wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS)) {
+      // Conditional on the old queuedAt: one dispatcher re-queues it.
+      try {
+        await deps.store.update(
+          { pk: job.pk, sk: job.sk },
+          { set: { queuedAt: wallNow }, if: { and: [{ attr: 'state', op: '=', value: 'QUEUED' }, { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 }] } },
+        );
+        toQueue.push(job);
+        recovered++;
+      } catch (err) {
+        if ((err as Error).name !== 'ConditionFailedError') throw err;
+      }
+    }
+  }
+  if (toQueue.length) {
+    await deps.queue.enqueue(toQueue.map((j) => ({ jobId: String(j.id), delayMs: Math.max(0, Number(j.dueAt) - now) })));
+  }
+  return { queued: toQueue.length - recovered, recovered, settled };
+}
+
+/**
+ * A job still CLAIMED long after its claim: its sender died between the
+ * claim and the record, so SMTP may or may not have taken the email. It is
+ * never resent blindly (decisions.md, Exactly once): it is marked FAILED
+ * with the reason, and counted in the queue's failed.
+ */
+async function settleDeadClaims(deps: Deps): Promise<number> {
+  const cutoff = deps.wallClock.now() - CLAIM_STALE_MS;
+  const stale = await deps.store.query({ index: 'gsi3', pk: CLAIMED, skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
+  let settled = 0;
+  for (const job of stale.items) {
+    const ok = await move(deps, job, 'FAILED', {
+      set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
+    });
+    if (ok) {
+      settled++;
+      deps.log.error('send outcome unknown after a crash; not resent', { jobId: job.id, mailboxId: job.mailboxId, messageId: job.messageId });
+    }
+  }
+  return settled;
+}

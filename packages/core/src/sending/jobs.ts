@@ -1,0 +1,101 @@
+import type { Deps } from '../deps.ts';
+import { ConditionFailedError } from '../errors.ts';
+import type { Item, TransactOp, Update } from '../ports/store.ts';
+import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter } from './keys.ts';
+
+/**
+ * - SCHEDULED: waits in the table until the dispatcher queues it (due index).
+ * - QUEUED: a message is on the SQS delay queue (still in the due index, for recovery).
+ * - PARKED: its campaign is paused; a launch puts it back.
+ * - CLAIMED: being sent right now (claimed once, before SMTP).
+ * - SENT, FAILED, CANCELLED: final.
+ */
+export type JobState = 'SCHEDULED' | 'QUEUED' | 'PARKED' | 'CLAIMED' | 'SENT' | 'FAILED' | 'CANCELLED';
+
+const INDEXED = new Set<JobState>(['SCHEDULED', 'QUEUED']);
+
+export interface NewJob {
+  leadId: string;
+  campaignId: string;
+  step: number;
+  dueAt: number;
+  mailboxId?: string;
+}
+
+export function jobItem(j: NewJob, now: number): Item {
+  const id = jobId(j.leadId, j.step);
+  return {
+    ...jobKey(id),
+    ...dueIndex(id, j.dueAt),
+    gsi2pk: campaignJobs(j.campaignId),
+    gsi2sk: id,
+    id,
+    leadId: j.leadId,
+    campaignId: j.campaignId,
+    step: j.step,
+    mailboxId: j.mailboxId,
+    dueAt: j.dueAt,
+    state: 'SCHEDULED',
+    attempts: 0,
+    createdAt: new Date(now).toISOString(),
+  };
+}
+
+/** The writes that create a job and count it, for a caller's transaction. Refused if the job exists. */
+export function createJobOps(j: NewJob, now: number): TransactOp[] {
+  return [
+    { put: jobItem(j, now), if: { itemExists: false } },
+    { update: queueCounterKey, change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
+  ];
+}
+
+/** Creates one job unless it exists; returns whether it did. */
+export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: number): Promise<boolean> {
+  try {
+    await deps.store.transact(createJobOps(j, now));
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/**
+ * The writes that move a job from its current state, keeping the state
+ * counters and the indexes right; conditioned on the state it had, so two
+ * writers never both move it.
+ */
+export function moveOps(job: Item, to: JobState, change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {}): TransactOp[] {
+  const from = String(job.state) as JobState;
+  const set: Record<string, unknown> = { state: to, ...change.set };
+  const remove = [...(change.remove ?? [])];
+  if (INDEXED.has(to)) Object.assign(set, dueIndex(String(job.id), Number(set.dueAt ?? job.dueAt)));
+  else remove.push('gsi1pk', 'gsi1sk');
+  if (to === 'CLAIMED') Object.assign(set, claimedIndex(String(job.id), change.wallNow ?? Date.now()));
+  else remove.push('gsi3pk', 'gsi3sk');
+  const update: Update = { set, remove, if: { attr: 'state', op: '=', value: from } };
+  const ops: TransactOp[] = [{ update: jobKey(String(job.id)), change: update }];
+  if (from !== to) ops.push({ update: queueCounterKey, change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
+  return ops;
+}
+
+/** Moves a job; false when it had already moved (another instance, a redelivery). */
+export async function move(
+  deps: Pick<Deps, 'store'>,
+  job: Item,
+  to: JobState,
+  change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {},
+  extra: TransactOp[] = [],
+): Promise<boolean> {
+  try {
+    await deps.store.transact([...moveOps(job, to, change), ...extra]);
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+export async function getJob(deps: Pick<Deps, 'store'>, id: string): Promise<Item | undefined> {
+  return deps.store.get(jobKey(id));
+}

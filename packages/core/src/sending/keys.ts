@@ -1,0 +1,34 @@
+import type { Key } from '../ports/store.ts';
+
+/**
+ * A job is one planned email: a lead and a step (0 is the first email).
+ * Its id is derived from both, so planning the same email twice writes the
+ * same key and a conditional put refuses the second.
+ */
+export const jobId = (leadId: string, step: number) => `${leadId}.${step}`;
+export const jobKey = (id: string): Key => ({ pk: `JOB#${id}`, sk: 'JOB' });
+
+/** Time as a fixed-width string, so index sort keys order by time. */
+export const timeKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+
+/** gsi1: jobs waiting for the dispatcher (SCHEDULED or QUEUED), by due time. */
+export const DUE = 'JOBS#DUE';
+export const dueIndex = (id: string, dueAt: number) => ({ gsi1pk: DUE, gsi1sk: `${timeKey(dueAt)}#${id}` });
+/** gsi2: every job of a campaign (unparking on resume, cancelling). */
+export const campaignJobs = (campaignId: string) => `CAMPAIGN#${campaignId}#JOBS`;
+/** gsi3: jobs being sent right now, by claim time (crash recovery). */
+export const CLAIMED = 'JOBS#CLAIMED';
+export const claimedIndex = (id: string, claimedWallAt: number) => ({ gsi3pk: CLAIMED, gsi3sk: `${timeKey(claimedWallAt)}#${id}` });
+
+/** Job counts by state, for the queue status without counting rows. */
+export const queueCounterKey: Key = { pk: 'COUNTER', sk: 'QUEUE' };
+export const stateCounter = (state: string) => `jobs#${state}`;
+
+/** The install-wide queue switch (POST /v1/queue/pause). */
+export const queueSwitchKey: Key = { pk: 'SETTING', sk: 'QUEUE' };
+
+/** Sends of one mailbox on one UTC day of the engine clock: the daily cap, counted at send time. */
+export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAILBOX#${mailboxId}`, sk: `SENT#${day}` });
+
+/** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
+export const PLANNING = 'CAMPAIGNS#PLANNING';

@@ -1,0 +1,90 @@
+import type { Deps } from '../deps.ts';
+import { queryAll } from '../collections.ts';
+import type { Item } from '../ports/store.ts';
+import { campaignKey } from '../campaign/keys.ts';
+import { campaignLeads } from '../lead/keys.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
+import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
+import { createJob, move } from './jobs.ts';
+import { PLANNING, campaignJobs } from './keys.ts';
+
+const DAY = 86_400_000;
+/** Leads planned per chunk: launch plans the first chunk at once, the dispatcher the rest, a chunk a tick. */
+export const PLAN_CHUNK = 500;
+
+/**
+ * First emails are spread over the campaign's picked mailboxes in turn
+ * (rotation), each mailbox's share spaced by the cadence floor plus half the
+ * jitter and by its daily cap. The sender still enforces both at send time;
+ * this only keeps the queue from holding what cannot go yet.
+ */
+async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Item, offset: number) {
+  const ids = (campaign.mailboxIds as string[] | undefined) ?? [];
+  const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
+  const usable = ids.map((id) => mailboxes.find((m) => m.id === id)).filter((m): m is Item => Boolean(m));
+  const now = deps.clock.now();
+  const spacing = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
+  return (index: number) => {
+    if (!usable.length) return { dueAt: now, mailboxId: undefined };
+    const i = offset + index;
+    const mailbox = usable[i % usable.length]!;
+    const turn = Math.floor(i / usable.length);
+    const cap = Math.max(1, Number(mailbox.dailyCap ?? 25));
+    const day = Math.floor(turn / cap);
+    return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: String(mailbox.id) };
+  };
+}
+
+/**
+ * Plans one chunk of a campaign's NEW leads (jobs are keyed by lead and
+ * step, so planning twice changes nothing). Returns whether leads remain.
+ */
+export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<boolean> {
+  const campaign = await deps.store.get(campaignKey(campaignId));
+  if (!campaign || campaign.status !== 'ACTIVE') return false;
+  const page = await deps.store.query({ index: 'gsi1', pk: campaignLeads(campaignId), limit: PLAN_CHUNK, cursor: (campaign.planCursor as string) || undefined });
+  const offset = Number(campaign.planned ?? 0);
+  const slot = await firstEmailPlan(deps, campaign, offset);
+  const now = deps.clock.now();
+  let planned = 0;
+  const fresh = page.items.filter((l) => l.status === 'NEW');
+  for (let i = 0; i < fresh.length; i += 16) {
+    await Promise.all(
+      fresh.slice(i, i + 16).map(async (lead, j) => {
+        const { dueAt, mailboxId } = slot(i + j);
+        if (await createJob(deps, { leadId: String(lead.id), campaignId, step: 0, dueAt, mailboxId }, now)) planned++;
+      }),
+    );
+  }
+  const more = Boolean(page.cursor);
+  await deps.store.update(campaignKey(campaignId), {
+    set: more ? { planCursor: page.cursor } : { planCursor: null },
+    add: { planned },
+    ...(more ? {} : { remove: ['gsi3pk', 'gsi3sk'] }),
+  });
+  return more;
+}
+
+/**
+ * Launch and resume: parked jobs come back where they stopped (nothing is
+ * resent: a sent job is final), and the campaign's leads are planned, the
+ * first chunk now and the rest by the dispatcher.
+ */
+export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<void> {
+  const now = deps.clock.now();
+  const jobs = await queryAll(deps.store, { index: 'gsi2', pk: campaignJobs(campaignId) });
+  for (const job of jobs.filter((j) => j.state === 'PARKED')) {
+    await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(Number(job.dueAt), now) } });
+  }
+  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, gsi3pk: PLANNING, gsi3sk: campaignId } });
+  await planChunk(deps, campaignId);
+}
+
+/** A lead added to a running campaign is planned at once, after what is already planned. */
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Item, lead: Item): Promise<void> {
+  const slot = await firstEmailPlan(deps, campaign, Number(campaign.planned ?? 0));
+  const { dueAt, mailboxId } = slot(0);
+  if (await createJob(deps, { leadId: String(lead.id), campaignId: String(campaign.id), step: 0, dueAt, mailboxId }, deps.clock.now())) {
+    await deps.store.update(campaignKey(String(campaign.id)), { add: { planned: 1 } });
+  }
+}

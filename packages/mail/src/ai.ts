@@ -1,0 +1,93 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { EngineError } from '@outbound/core/errors';
+import type { AiProviderName, AiRequest, AiWriter } from '@outbound/core/ports/ai';
+
+export interface AiWriterOptions {
+  /** Base URL for the openai SDK (normally ends in /v1); undefined => SDK default (OPENAI_BASE_URL, then api.openai.com). */
+  openaiBaseUrl?: string;
+  /** Base URL for the Anthropic SDK (without /v1); undefined => SDK default (ANTHROPIC_BASE_URL, then api.anthropic.com). */
+  anthropicBaseUrl?: string;
+  /** Per attempt, so the worst case is about (1 + maxRetries) * timeoutMs plus the SDK's backoff. */
+  timeoutMs?: number;
+  /** Retries the SDK makes on timeouts, connection errors, 408/409/429 and 5xx; clamped to 0..5. */
+  maxRetries?: number;
+  openaiModel?: string;
+  anthropicModel?: string;
+}
+
+/**
+ * A failed AI call. The message names the provider and the status or kind of
+ * failure only: never the key, never the provider's own wording (which can
+ * quote part of a key, as OpenAI's 401 does).
+ */
+export class AiWriteError extends EngineError {
+  constructor(provider: AiProviderName, reason: string, status?: number) {
+    super('UNAVAILABLE', `${provider} could not write the email: ${reason}.`, { provider, status });
+  }
+}
+
+const DEFAULT_MAX_TOKENS = 800;
+
+/** The AiWriter over the providers' official SDKs, one client per call because the key is the customer's. */
+export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
+  const timeout = Math.max(1, Math.floor(opts.timeoutMs ?? 20_000));
+  const maxRetries = Math.min(5, Math.max(0, Math.floor(opts.maxRetries ?? 2)));
+  const models = { OPENAI: opts.openaiModel ?? 'gpt-4o-mini', ANTHROPIC: opts.anthropicModel ?? 'claude-haiku-4-5' };
+
+  async function openai(req: AiRequest): Promise<string> {
+    // null, not undefined: keeps the SDK from picking up the operator's OPENAI_ADMIN_KEY / ORG / PROJECT.
+    const client = new OpenAI({
+      apiKey: req.apiKey, adminAPIKey: null, organization: null, project: null,
+      baseURL: opts.openaiBaseUrl, timeout, maxRetries,
+    });
+    const res = await client.chat.completions.create({
+      model: models.OPENAI,
+      max_completion_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+      messages: [
+        { role: 'system', content: req.system },
+        { role: 'user', content: req.prompt },
+      ],
+    });
+    const choice = res.choices[0];
+    if (choice?.message.refusal || choice?.finish_reason === 'content_filter') throw new AiWriteError('OPENAI', 'the model refused');
+    return choice?.message.content ?? '';
+  }
+
+  async function anthropic(req: AiRequest): Promise<string> {
+    const client = new Anthropic({ apiKey: req.apiKey, baseURL: opts.anthropicBaseUrl, timeout, maxRetries });
+    const res = await client.messages.create({
+      model: models.ANTHROPIC,
+      max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+      system: req.system,
+      messages: [{ role: 'user', content: req.prompt }],
+    });
+    if (res.stop_reason === 'refusal') throw new AiWriteError('ANTHROPIC', 'the model refused');
+    return res.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  }
+
+  return {
+    async write(req) {
+      if (!req.apiKey) throw new AiWriteError(req.provider, 'no API key');
+      let text: string;
+      try {
+        text = req.provider === 'OPENAI' ? await openai(req) : await anthropic(req);
+      } catch (err) {
+        throw err instanceof AiWriteError ? err : describe(req.provider, err);
+      }
+      const trimmed = text.trim();
+      if (!trimmed) throw new AiWriteError(req.provider, 'the answer was empty');
+      return trimmed;
+    },
+  };
+}
+
+function describe(provider: AiProviderName, err: unknown): AiWriteError {
+  const sdk = provider === 'OPENAI' ? OpenAI : Anthropic;
+  if (err instanceof sdk.APIConnectionTimeoutError) return new AiWriteError(provider, 'the request timed out');
+  if (err instanceof sdk.APIConnectionError) return new AiWriteError(provider, 'the service could not be reached');
+  if (err instanceof sdk.APIError && typeof err.status === 'number') {
+    return new AiWriteError(provider, `the service answered ${err.status}`, err.status);
+  }
+  return new AiWriteError(provider, 'the request failed');
+}

@@ -1,0 +1,194 @@
+/**
+ * A real SMTP server for tests (smtp-server on 127.0.0.1), plus the two misbehaving
+ * endpoints the sign-in tests need: a server that never speaks and a port nobody answers.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { simpleParser, type HeaderValue } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+const run = promisify(execFile);
+
+export interface ReceivedMessage {
+  envelope: { from: string; to: string[] };
+  /** The message exactly as it came over DATA. */
+  raw: string;
+  receivedAt: number;
+  /** Parsed by mailparser: keys are lower-case header names. */
+  headers: Map<string, HeaderValue>;
+  subject: string | undefined;
+  text: string | undefined;
+  messageId: string | undefined;
+  inReplyTo: string | undefined;
+  references: string[];
+}
+
+export interface SmtpServerOptions {
+  /** Accepted logins; a wrong password is answered 535. */
+  users?: Record<string, string>;
+  /** Implicit TLS from the first byte (as on port 465) instead of STARTTLS. */
+  secure?: boolean;
+  /** Accept mail without AUTH. Defaults to true when no users are given. */
+  authOptional?: boolean;
+  /** A plaintext-only server: STARTTLS is neither advertised nor accepted. */
+  noStartTls?: boolean;
+}
+
+export interface TestSmtpServer {
+  port: number;
+  host: '127.0.0.1';
+  messages: ReceivedMessage[];
+  /** Every AUTH attempt, right or wrong, and whether the session was encrypted by then. */
+  logins: { user: string; ok: boolean; secure: boolean }[];
+  stop(): Promise<void>;
+  /** Resolves with the messages once at least `count` have arrived. */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
+}
+
+let certificate: Promise<{ key: string; cert: string }> | undefined;
+
+/** A self-signed certificate for localhost and 127.0.0.1, made once per process with openssl. */
+export function selfSignedCert(): Promise<{ key: string; cert: string }> {
+  certificate ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'outbound-cert-'));
+    try {
+      const keyPath = join(dir, 'key.pem');
+      const certPath = join(dir, 'cert.pem');
+      await run('openssl', [
+        'req', '-x509', '-nodes', '-newkey', 'rsa:2048', '-days', '7',
+        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout', keyPath, '-out', certPath,
+      ]);
+      return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return certificate;
+}
+
+export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<TestSmtpServer> {
+  const { key, cert } = await selfSignedCert();
+  const users = opts.users ?? {};
+  const messages: ReceivedMessage[] = [];
+  const logins: TestSmtpServer['logins'] = [];
+  const waiters = new Set<() => void>();
+
+  const server = new SMTPServer({
+    secure: opts.secure ?? false,
+    key,
+    cert,
+    hideSTARTTLS: opts.noStartTls ?? false,
+    disabledCommands: opts.noStartTls ? ['STARTTLS'] : [],
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: opts.authOptional ?? opts.users === undefined,
+    // Tests may also talk plaintext to 127.0.0.1, as the engine allows for loopback.
+    allowInsecureAuth: true,
+    logger: false,
+    closeTimeout: 200,
+    onAuth(auth, session, callback) {
+      const user = auth.username ?? '';
+      const ok = Object.hasOwn(users, user) && users[user] === auth.password;
+      logins.push({ user, ok, secure: session.secure });
+      if (ok) return callback(null, { user });
+      // smtp-server answers an onAuth error with 535 5.7.8.
+      callback(new Error('Authentication credentials invalid'));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', callback);
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        simpleParser(raw)
+          .then((parsed) => {
+            messages.push({
+              envelope: {
+                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+                to: session.envelope.rcptTo.map((r) => r.address),
+              },
+              raw,
+              receivedAt: Date.now(),
+              headers: parsed.headers,
+              subject: parsed.subject,
+              text: parsed.text,
+              messageId: parsed.messageId,
+              inReplyTo: parsed.inReplyTo,
+              references: parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references],
+            });
+            for (const wake of waiters) wake();
+            callback();
+          })
+          .catch(callback);
+      });
+    },
+  });
+  server.on('error', () => {}); // a client dropping mid-session is not the test's failure
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port));
+  });
+
+  return {
+    port,
+    host: '127.0.0.1',
+    messages,
+    logins,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    waitFor(count, timeoutMs = 5_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (messages.length < count) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(messages.slice());
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`expected ${count} message(s) within ${timeoutMs} ms, got ${messages.length}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** A TCP server that accepts connections and never says a word (for timeout tests). */
+export async function startSilentServer(): Promise<{ port: number; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const port = await listen(server);
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port on 127.0.0.1 with nothing listening (it was free a moment ago). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
