@@ -45,25 +45,25 @@ export async function startDovecot(users: Record<string, string>): Promise<TestD
   const usersFile = join(dir, 'users');
   await writeFile(usersFile, [...logins].map(([user, pass]) => passwdLine(user, pass)).join(''), { mode: 0o644 });
 
-  // Held open together so that the three differ, then freed for Dovecot to bind.
-  const held: Server[] = [];
-  const imapPort = await holdFreePort(held);
-  const imapsPort = await holdFreePort(held);
-  const lmtpPort = await holdFreePort(held);
-  await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   const confPath = join(dir, 'dovecot.conf');
-  await writeFile(confPath, config(dir, imapPort, imapsPort, lmtpPort));
-
-  try {
-    await startMaster(dovecot, confPath, join(dir, 'start.log'));
-    await Promise.all([waitForPid(dir), waitForPort(imapPort), waitForPort(imapsPort), waitForPort(lmtpPort)]);
-  } catch (err) {
-    const logs = await Promise.all(['start.log', 'dovecot.log'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')));
-    const log = logs.join('\n');
-    await stopMaster(dir);
-    await rm(dir, { recursive: true, force: true });
-    throw new Error(`dovecot did not start: ${(err as Error).message}\n${log}`);
+  let ports: { imapPort: number; imapsPort: number; lmtpPort: number } | undefined;
+  // A port picked free can be taken by another process before Dovecot binds it: try again.
+  for (let attempt = 1; !ports; attempt++) {
+    const picked = await pickPorts();
+    await writeFile(confPath, config(dir, picked.imapPort, picked.imapsPort, picked.lmtpPort));
+    try {
+      await startMaster(dovecot, confPath, join(dir, 'start.log'));
+      await Promise.all([waitForPid(dir), ...Object.values(picked).map((port) => waitForPort(port))]);
+      ports = picked;
+    } catch (err) {
+      const logs = await Promise.all(['start.log', 'dovecot.log'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')));
+      await stopMaster(dir);
+      if (attempt < 3 && /in use/i.test(logs.join('\n'))) continue;
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`dovecot did not start: ${(err as Error).message}\n${logs.join('\n')}`);
+    }
   }
+  const { imapPort, imapsPort, lmtpPort } = ports;
 
   // If a test run dies without stop(), do not leave a daemon behind.
   const onExit = () => {
@@ -272,6 +272,16 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Three free ports, held open together so that they differ, then freed for Dovecot to bind. */
+async function pickPorts(): Promise<{ imapPort: number; imapsPort: number; lmtpPort: number }> {
+  const held: Server[] = [];
+  try {
+    return { imapPort: await holdFreePort(held), imapsPort: await holdFreePort(held), lmtpPort: await holdFreePort(held) };
+  } finally {
+    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
+
 /** Binds a free port on 127.0.0.1 and keeps it bound (in `held`) until the caller closes it. */
 function holdFreePort(held: Server[]): Promise<number> {
   const server = createServer();
@@ -321,8 +331,10 @@ async function ensureDovecot(): Promise<string> {
     if (again) return again;
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const options = { env, timeout: 5 * 60_000, maxBuffer: 64 * 1024 * 1024 };
-    await run('apt-get', ['update'], options);
-    await run('apt-get', ['install', '-y', '--no-install-recommends', 'dovecot-imapd', 'dovecot-lmtpd'], options);
+    // Someone else's apt-get may hold dpkg's lock: wait for it rather than fail.
+    const wait = ['-o', 'DPkg::Lock::Timeout=300'];
+    await run('apt-get', [...wait, 'update'], options);
+    await run('apt-get', [...wait, 'install', '-y', '--no-install-recommends', 'dovecot-imapd', 'dovecot-lmtpd'], options);
   } finally {
     await rmdir(INSTALL_LOCK).catch(() => {});
   }
@@ -331,9 +343,12 @@ async function ensureDovecot(): Promise<string> {
   return installed;
 }
 
+/** The dovecot binary, if it is there together with the IMAP and LMTP services (Debian's layout). */
 function findDovecot(): string | undefined {
   const dirs = ['/usr/sbin', '/usr/local/sbin', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean)];
-  return dirs.map((d) => join(d, 'dovecot')).find((p) => existsSync(p));
+  const binary = dirs.map((d) => join(d, 'dovecot')).find((p) => existsSync(p));
+  const services = ['imap', 'imap-login', 'lmtp'].every((name) => existsSync(join('/usr/lib/dovecot', name)));
+  return services ? binary : undefined;
 }
 
 /** mkdir is atomic: whoever creates the directory holds the lock. */

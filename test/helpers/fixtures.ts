@@ -34,3 +34,37 @@ export async function campaign(api: Api, extra: Record<string, unknown> = {}) {
   if (res.status !== 201) throw new Error(`campaign: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
+
+/** A mailbox that really sends: SMTP on a test server on loopback (the sign-in check runs against it). */
+export async function smtpMailbox(
+  api: Api,
+  domain: { id: string; domainName: string },
+  local: string,
+  server: { port: number },
+  extra: Record<string, unknown> = {},
+) {
+  const email = `${local}@${domain.domainName}`;
+  const res = await api.request('POST', '/v1/mailboxes', {
+    email,
+    domainId: domain.id,
+    smtpHost: '127.0.0.1',
+    smtpPort: server.port,
+    authPassword: `${local}-password`,
+    senderName: 'Sam Sender',
+    dailyCap: 1000,
+    ...extra,
+  });
+  if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Polls until `check` returns a value that is not undefined or false (no fixed sleeps in tests). */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

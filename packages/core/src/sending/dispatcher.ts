@@ -66,16 +66,21 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 }
 
 /**
- * A job still CLAIMED long after its claim: its sender died between the
- * claim and the record, so SMTP may or may not have taken the email. It is
- * never resent blindly (decisions.md, Exactly once): it is marked FAILED
- * with the reason, and counted in the queue's failed.
+ * A job still CLAIMED long after its claim belongs to a sender that died.
+ * Before SMTP began (no smtpStartedAt) it is simply scheduled again. After,
+ * SMTP may or may not have taken the email, so it is never resent blindly
+ * (decisions.md, Exactly once): it is marked FAILED with the reason, and
+ * counted in the queue's failed.
  */
 async function settleDeadClaims(deps: Deps): Promise<number> {
   const cutoff = deps.wallClock.now() - CLAIM_STALE_MS;
   const stale = await deps.store.query({ index: 'gsi3', pk: CLAIMED, skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
   let settled = 0;
   for (const job of stale.items) {
+    if (!job.smtpStartedAt) {
+      if (await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId'] })) settled++;
+      continue;
+    }
     const ok = await move(deps, job, 'FAILED', {
       set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
     });

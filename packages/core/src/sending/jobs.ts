@@ -99,3 +99,26 @@ export async function move(
 export async function getJob(deps: Pick<Deps, 'store'>, id: string): Promise<Item | undefined> {
   return deps.store.get(jobKey(id));
 }
+
+/**
+ * DynamoDB refuses two operations on one item in a transaction; counter
+ * updates (ADD only, no condition) on the same key are folded into one.
+ */
+export function foldCounters(ops: TransactOp[]): TransactOp[] {
+  const out: TransactOp[] = [];
+  const counters = new Map<string, Record<string, number>>();
+  for (const op of ops) {
+    if ('update' in op && op.change.add && !op.change.set && !op.change.remove && !op.change.if) {
+      const k = `${op.update.pk}\u0000${op.update.sk}`;
+      const add = counters.get(k);
+      if (add) {
+        for (const [attr, n] of Object.entries(op.change.add)) add[attr] = (add[attr] ?? 0) + n;
+        continue;
+      }
+      const fresh = { ...op.change.add };
+      counters.set(k, fresh);
+      out.push({ update: op.update, change: { add: fresh } });
+    } else out.push(op);
+  }
+  return out;
+}

@@ -13,8 +13,8 @@ import { mailboxKey } from '../mailbox/keys.ts';
 import { passwordContext } from '../mailbox/index.ts';
 import { bookDailySend, bookSlot, nextUtcDay, refundDailySend, sentToday } from './cadence.ts';
 import { composeEmail } from './compose.ts';
-import { createJobOps, getJob, move, moveOps } from './jobs.ts';
-import { queueSwitchKey } from './keys.ts';
+import { createJobOps, foldCounters, getJob, move, moveOps } from './jobs.ts';
+import { jobKey, queueSwitchKey } from './keys.ts';
 
 export type SendOutcome = 'sent' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
 
@@ -124,31 +124,38 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
     return reschedule(now, transport);
   }
 
-  if (!(await bookSlot(deps, chosen))) return reschedule(now + 1000);
+  // The claim comes first: only the instance that holds the job books the mailbox or moves the job.
+  const attempts = Number(job.attempts ?? 0) + 1;
+  const claimed = await move(deps, job, 'CLAIMED', {
+    set: { mailboxId: chosen.id, messageId: composed.email.messageId, claimedAt: now, attempts },
+    wallNow: deps.wallClock.now(),
+  });
+  if (!claimed) return 'ignored';
+  const held = { ...job, state: 'CLAIMED', attempts };
+  const release = async (dueAt: number) => {
+    await move(deps, held, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now) }, remove: ['messageId'] });
+    return 'rescheduled' as const;
+  };
+
+  if (!(await bookSlot(deps, chosen))) return release(Number((await deps.store.get(mailboxKey(String(chosen.id))))?.nextSlotAt ?? now));
   const day = await bookDailySend(deps, chosen);
-  if (!day) return reschedule(nextUtcDay(now));
-  // Last look before the claim: an unsubscribe that landed while the copy was written wins.
+  if (!day) return release(nextUtcDay(now));
+  // Last look before SMTP: an unsubscribe that landed while the copy was written wins.
   if (await suppression.isSuppressed(deps, String(lead.email))) {
     await refundDailySend(deps, String(chosen.id), day);
     await suppressEverywhere(deps, String(lead.email));
-    return cancel('address suppressed');
+    await move(deps, held, 'CANCELLED', { set: { reason: 'address suppressed' } });
+    return 'cancelled';
   }
-  const claimed = await move(deps, job, 'CLAIMED', {
-    set: { mailboxId: chosen.id, messageId: composed.email.messageId, claimedAt: now, attempts: Number(job.attempts ?? 0) + 1 },
-    wallNow: deps.wallClock.now(),
-  });
-  if (!claimed) {
-    await refundDailySend(deps, String(chosen.id), day);
-    return 'ignored';
-  }
+  // From here the email may leave: a crash after this line is an unknown outcome, never a resend.
+  await deps.store.update(jobKey(id), { set: { smtpStartedAt: deps.wallClock.now() }, if: { attr: 'state', op: '=', value: 'CLAIMED' } });
 
   const result = await deps.mailer.send(transport, composed.email);
-  const claimedJob = { ...job, state: 'CLAIMED', attempts: Number(job.attempts ?? 0) + 1 };
   if (result.ok) {
-    await recordSent(deps, { job: claimedJob, campaign, lead, mailbox: chosen, subject: composed.subject, messageId: composed.email.messageId, aiGenerated: composed.aiGenerated });
+    await recordSent(deps, { job: held, campaign, lead, mailbox: chosen, subject: composed.subject, messageId: composed.email.messageId, aiGenerated: composed.aiGenerated });
     return 'sent';
   }
-  return recordFailure(deps, { job: claimedJob, campaign, lead, mailbox: chosen, day, result });
+  return recordFailure(deps, { job: held, campaign, lead, mailbox: chosen, day, result });
 }
 
 /**
@@ -188,7 +195,7 @@ async function recordSent(
       ? createJobOps({ leadId: String(s.lead.id), campaignId: String(s.campaign.id), step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId: String(s.mailbox.id) }, now)
       : []),
   ];
-  await deps.store.transact(ops);
+  await deps.store.transact(foldCounters(ops));
   // Bookkeeping that may lag without harm: a status move (conditional, counted) and the breaker's send count.
   await transition(deps, { ...s.lead, status: s.lead.status }, next ? 'CONTACTED' : 'COMPLETED');
   await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
