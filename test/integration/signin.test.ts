@@ -1,10 +1,10 @@
-import { networkInterfaces } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { isPrivateOrLoopback, verifyImap, verifySmtp, type ServerLogin } from '@outbound/mail/signin';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
-import { closedPort, selfSignedCert, startSilentServer, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { closedPort, startSilentServer, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 
 const USER = 'alice@example.test';
 const PASS = 'alice-pw';
@@ -172,51 +172,114 @@ describe('verifyImap against a real Dovecot', () => {
   });
 });
 
-/** An address of this machine outside the private ranges, where present (e.g. 192.0.2.x in some sandboxes). */
-const publicAddress = Object.values(networkInterfaces())
-  .flat()
-  .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal && !isPrivateOrLoopback(a.address))?.address;
+/**
+ * A server on a public address must never see a password in clear or be trusted on a
+ * self-signed certificate. Tests may only talk to loopback, so they keep the servers on
+ * 127.0.0.1 and pass `isPrivate: () => false`: the adapter then judges 127.0.0.1 as it
+ * would judge a public host.
+ */
+describe('verifySmtp to a server it must treat as public', () => {
+  let plaintext: TestSmtpServer;
+  let starttls: TestSmtpServer;
+  let implicit: TestSmtpServer;
 
-describe.skipIf(publicAddress === undefined)('verifySmtp to a non-private address', () => {
-  const auths: string[] = [];
-  const servers: SMTPServer[] = [];
-
-  async function listen(starttls: boolean): Promise<number> {
-    const { key, cert } = await selfSignedCert();
-    const server = new SMTPServer({
-      hideSTARTTLS: !starttls,
-      disabledCommands: starttls ? [] : ['STARTTLS'],
-      key,
-      cert,
-      logger: false,
-      allowInsecureAuth: true,
-      closeTimeout: 200,
-      onAuth(auth, _session, callback) {
-        auths.push(auth.username ?? '');
-        callback(null, { user: auth.username });
-      },
-    });
-    server.on('error', () => {});
-    servers.push(server);
-    return new Promise((resolve) => server.listen(0, publicAddress, () => resolve((server.server.address() as { port: number }).port)));
-  }
-
+  beforeAll(async () => {
+    [plaintext, starttls, implicit] = await Promise.all([
+      startSmtpServer({ users: { [USER]: PASS }, noStartTls: true }),
+      startSmtpServer({ users: { [USER]: PASS } }),
+      startSmtpServer({ users: { [USER]: PASS }, secure: true }),
+    ]);
+  }, 30_000);
   afterAll(async () => {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await Promise.all([plaintext?.stop(), starttls?.stop(), implicit?.stop()]);
+  });
+
+  const publicLogin = (server: TestSmtpServer, more: Partial<ServerLogin> = {}): ServerLogin => ({
+    host: server.host, port: server.port, user: USER, pass: PASS, isPrivate: () => false, ...more,
   });
 
   it('refuses to send credentials in clear', async () => {
-    const port = await listen(false);
-    const result = await verifySmtp({ host: publicAddress ?? '', port, user: USER, pass: PASS });
+    const result = await verifySmtp(publicLogin(plaintext));
     expect(result).toMatchObject({ ok: false, reason: 'other' });
     expect(result.ok ? '' : result.detail).toMatch(/offers no encryption/);
-    expect(auths).toEqual([]);
+    expect(plaintext.logins).toEqual([]);
   });
 
-  it('refuses a self-signed certificate', async () => {
-    const port = await listen(true);
-    const result = await verifySmtp({ host: publicAddress ?? '', port, user: USER, pass: PASS });
+  it('refuses a self-signed certificate after STARTTLS', async () => {
+    const result = await verifySmtp(publicLogin(starttls));
     expect(result).toMatchObject({ ok: false, reason: 'other' });
-    expect(auths).toEqual([]);
+    expect(starttls.logins).toEqual([]);
+  });
+
+  it('refuses a self-signed certificate over implicit TLS', async () => {
+    const result = await verifySmtp(publicLogin(implicit, { secure: true }));
+    expect(result).toMatchObject({ ok: false, reason: 'other' });
+    expect(implicit.logins).toEqual([]);
+  });
+
+  it('judges the resolved address, not the name', async () => {
+    const seen: string[] = [];
+    const isPrivate = (ip: string) => (seen.push(ip), false);
+    const result = await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate }));
+    expect(result).toMatchObject({ ok: false, reason: 'other' });
+    expect(seen).toEqual(['127.0.0.1']);
+    expect(starttls.logins).toEqual([]);
+  });
+
+  it('the same servers accept the sign-in when the address is private (the control)', async () => {
+    expect(await verifySmtp(publicLogin(plaintext, { isPrivate: () => true }))).toEqual({ ok: true });
+    expect(await verifySmtp(publicLogin(starttls, { isPrivate: () => true }))).toEqual({ ok: true });
+  });
+});
+
+describe('verifyImap to a server it must treat as public', () => {
+  const PUBLIC_USER = 'public@example.test';
+  let dovecot: TestDovecot;
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ [PUBLIC_USER]: PASS });
+  }, 300_000);
+  afterAll(async () => {
+    await dovecot?.stop();
+  });
+
+  const log = () => readFile(join(dovecot.dir, 'dovecot.log'), 'utf8').catch(() => '');
+
+  /**
+   * Whether Dovecot saw `user` try to log in: a wrong-password login as a marker user
+   * is sent last, and once the marker is in the log, the earlier connections are too.
+   */
+  async function sawLogin(user: string): Promise<boolean> {
+    const marker = `marker-${Math.random().toString(36).slice(2)}@example.test`;
+    const control = await verifyImap({ host: dovecot.host, port: dovecot.imapPort, user: marker, pass: 'wrong' });
+    expect(control).toMatchObject({ ok: false, reason: 'auth' });
+    const deadline = Date.now() + 5_000;
+    let text = await log();
+    while (!text.includes(`user=<${marker}>`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      text = await log();
+    }
+    expect(text).toContain(`user=<${marker}>`);
+    return text.includes(`user=<${user}>`);
+  }
+
+  it('refuses a self-signed certificate after STARTTLS, before any login', async () => {
+    const result = await verifyImap({ host: dovecot.host, port: dovecot.imapPort, user: PUBLIC_USER, pass: PASS, isPrivate: () => false });
+    expect(result).toMatchObject({ ok: false, reason: 'other' });
+    expect(await sawLogin(PUBLIC_USER)).toBe(false);
+  });
+
+  it('refuses a self-signed certificate over implicit TLS, before any login', async () => {
+    const result = await verifyImap({
+      host: dovecot.host, port: dovecot.imapsPort, secure: true, user: PUBLIC_USER, pass: PASS, isPrivate: () => false,
+    });
+    expect(result).toMatchObject({ ok: false, reason: 'other' });
+    expect(await sawLogin(PUBLIC_USER)).toBe(false);
+  });
+
+  it('the same server accepts the login when the address is private (the control)', async () => {
+    const result = await verifyImap({ host: dovecot.host, port: dovecot.imapPort, user: PUBLIC_USER, pass: PASS, isPrivate: () => true });
+    expect(result).toEqual({ ok: true });
+    expect(await sawLogin(PUBLIC_USER)).toBe(true);
   });
 });

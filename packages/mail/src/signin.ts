@@ -26,6 +26,13 @@ export interface ServerLogin {
   resolver?: (host: string) => Promise<string>;
   /** Implicit TLS from the first byte. Default: port 465 for SMTP, 993 for IMAP. */
   secure?: boolean;
+  /**
+   * Test seam: decides whether the address connected to is private, i.e. whether the
+   * password may go in clear and a self-signed certificate is accepted (SMTP and IMAP).
+   * Default isPrivateOrLoopback. Tests pass `() => false` to treat a loopback server as
+   * a public host without sending traffic off the machine; production never sets it.
+   */
+  isPrivate?: (ip: string) => boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -150,7 +157,8 @@ type Target = { ip: string; servername: string | undefined; trusted: boolean };
  * connected to (a second lookup by the library could answer differently).
  */
 async function locate(login: ServerLogin): Promise<Target | SignInResult> {
-  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivateOrLoopback(login.host) };
+  const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
+  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host) };
   let ip: string;
   try {
     ip = login.resolver ? await login.resolver(login.host) : (await lookup(login.host)).address;
@@ -158,7 +166,7 @@ async function locate(login: ServerLogin): Promise<Target | SignInResult> {
     return { ok: false, reason: 'dns', detail: messageOf(err) };
   }
   if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
-  return { ip, servername: login.host, trusted: isPrivateOrLoopback(ip) };
+  return { ip, servername: login.host, trusted: isPrivate(ip) };
 }
 
 /** Runs one attempt, and answers 'timeout' (aborting the attempt) once `ms` have passed. */

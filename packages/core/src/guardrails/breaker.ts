@@ -23,21 +23,25 @@ export async function isTripped(deps: Pick<Deps, 'store'>, campaignId: string, m
   return (await epochOf(deps, campaignId, mailboxId)).tripped;
 }
 
-/** Counts one send of the pair. */
-export async function recordSend(deps: D, campaignId: string, mailboxId: string): Promise<void> {
-  const { epoch } = await epochOf(deps, campaignId, mailboxId);
-  await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(deps.clock.now())), { add: { sends: 1 } });
+/** Counts one send of the pair, and trips it if its rate is already over (bounces may come first). */
+export async function recordSend(deps: D, campaignId: string, mailboxId: string): Promise<boolean> {
+  return record(deps, campaignId, mailboxId, 'sends');
 }
 
 /**
- * Counts one bounce and trips the pair when its rolling bounce rate exceeds
- * the campaign's threshold (default 5 %) after at least 20 sends: the pair
- * stops, and the campaign shows pausedForBounceRate true. Returns whether it tripped.
+ * Counts one bounce. Either count may trip the pair: when its rolling bounce
+ * rate exceeds the campaign's threshold (default 5 %) after at least 20
+ * sends, the pair stops and the campaign shows pausedForBounceRate true.
+ * Returns whether this call tripped it.
  */
 export async function recordBounce(deps: D, campaignId: string, mailboxId: string): Promise<boolean> {
+  return record(deps, campaignId, mailboxId, 'bounces');
+}
+
+async function record(deps: D, campaignId: string, mailboxId: string, what: 'sends' | 'bounces'): Promise<boolean> {
   const { epoch, tripped } = await epochOf(deps, campaignId, mailboxId);
   const now = deps.clock.now();
-  await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(now)), { add: { bounces: 1 } });
+  await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(now)), { add: { [what]: 1 } });
   if (tripped) return false;
   const from = utcDay(now - (WINDOW_DAYS - 1) * 86_400_000);
   const days = await deps.store.query({

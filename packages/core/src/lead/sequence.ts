@@ -54,9 +54,11 @@ export async function transition(
 export const rowsOf = (deps: Pick<Deps, 'store'>, email: string) =>
   queryAll(deps.store, { index: 'gsi2', pk: leadsByEmail(email.trim().toLowerCase()) });
 
-/** Suppression stops every campaign's sequence for the address at once. */
-export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string): Promise<void> {
-  for (const lead of await rowsOf(deps, email)) await transition(deps, lead, 'SUPPRESSED', { remove: ['gsi4pk', 'gsi4sk'] });
+/** Suppression stops every campaign's sequence for the address at once; `except` keeps one row's own status (a bounce). */
+export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string, except?: string): Promise<void> {
+  for (const lead of await rowsOf(deps, email)) {
+    if (lead.id !== except) await transition(deps, lead, 'SUPPRESSED', { remove: ['gsi4pk', 'gsi4sk'] });
+  }
 }
 
 /** A deleted mailbox ends the sequences of the leads pinned to it (interface-spec, Step). */

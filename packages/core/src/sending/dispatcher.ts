@@ -16,7 +16,10 @@ export const QUEUED_STALE_MS = 30 * 60_000;
 export const CLAIM_STALE_MS = 10 * 60_000;
 
 export interface DispatchOptions {
-  /** Start-up recovery: every QUEUED job is queued again (the local queue keeps nothing across a restart). */
+  /**
+   * Local start-up recovery: every QUEUED job is queued again (the local queue
+   * keeps nothing across a restart) and every claim is settled (its sender was this process).
+   */
   requeueAll?: boolean;
 }
 
@@ -31,7 +34,7 @@ export interface DispatchOptions {
  */
 export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<{ queued: number; recovered: number; settled: number }> {
   for (const c of await queryAll(deps.store, { index: 'gsi3', pk: PLANNING })) await planChunk(deps, String(c.id));
-  const settled = await settleDeadClaims(deps);
+  const settled = await settleDeadClaims(deps, Boolean(opts.requeueAll));
   if (await queuePaused(deps)) return { queued: 0, recovered: 0, settled };
 
   const now = deps.clock.now();
@@ -72,8 +75,9 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
  * (decisions.md, Exactly once): it is marked FAILED with the reason, and
  * counted in the queue's failed.
  */
-async function settleDeadClaims(deps: Deps): Promise<number> {
-  const cutoff = deps.wallClock.now() - CLAIM_STALE_MS;
+async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number> {
+  // At a local start-up the process that held every claim is gone: all of them are dead.
+  const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
   const stale = await deps.store.query({ index: 'gsi3', pk: CLAIMED, skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
   let settled = 0;
   for (const job of stale.items) {

@@ -215,7 +215,7 @@ async function recordFailure(
       await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
       await transition(deps, f.lead, 'BOUNCED');
       await suppression.suppress(deps, String(f.lead.email), 'bounce');
-      await suppressEverywhere(deps, String(f.lead.email));
+      await suppressEverywhere(deps, String(f.lead.email), String(f.lead.id));
       await breaker.recordSend(deps, String(f.campaign.id), String(f.mailbox.id));
       await breaker.recordBounce(deps, String(f.campaign.id), String(f.mailbox.id));
       return 'bounced';
