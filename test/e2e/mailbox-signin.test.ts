@@ -173,7 +173,7 @@ describe('POST /v1/mailboxes signs in before saving', () => {
     expect(await listed(addr(IMAP_LATE))).toBe(0);
     await dovecot.addUser(addr(IMAP_LATE), PASS);
     const again = await create(good(IMAP_LATE));
-    expect(again.status).toBe(201);
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
     expect(await listed(addr(IMAP_LATE))).toBe(1);
   });
 

@@ -4,7 +4,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { appendFile, chmod, mkdir, mkdtemp, open, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, mkdtemp, open, readFile, rm, rmdir, stat, writeFile, utimes } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -28,6 +28,8 @@ export interface TestDovecot {
   deliver(to: string, raw: string, folder?: 'INBOX' | 'Junk'): Promise<void>;
   stop(): Promise<void>;
 }
+
+let bumps = 0;
 
 export async function startDovecot(users: Record<string, string>): Promise<TestDovecot> {
   const dovecot = await ensureDovecot();
@@ -82,6 +84,19 @@ export async function startDovecot(users: Record<string, string>): Promise<TestD
     async addUser(user, pass) {
       logins.set(user, pass);
       await appendFile(usersFile, passwdLine(user, pass));
+      // Dovecot re-reads a passwd-file when its mtime changes, in whole seconds: move it forward
+      // so an addition in the same second as the last read is seen too.
+      const stamp = Math.floor(Date.now() / 1000) + ++bumps;
+      await utimes(usersFile, stamp, stamp);
+      // Then make sure the running auth process knows the user before a test relies on it.
+      const doveadm = 'doveadm';
+      for (let attempt = 0; ; attempt++) {
+        const known = await run(doveadm, ['-c', confPath, 'auth', 'test', user, pass]).then(() => true, () => false);
+        if (known) return;
+        if (attempt === 10) await run(doveadm, ['-c', confPath, 'reload']).catch(() => {});
+        if (attempt > 40) throw new Error(`Dovecot does not know ${user} after adding it`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async deliver(to, raw, folder = 'INBOX') {
       if (folder === 'INBOX') return deliverByLmtp(lmtpPort, to, raw);
