@@ -13,6 +13,7 @@ import { createLogger } from '@outbound/core/log';
 import type { Deps } from '@outbound/core/deps';
 import { signInChecker } from '@outbound/mail/checker';
 import { parseDnsServers } from '@outbound/mail/dns';
+import { dnsResolver } from '@outbound/mail/dns-resolver';
 
 /**
  * The one place adapters are plugged into ports. On AWS the deps are built
@@ -60,5 +61,6 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     ai: aiWriter({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL }),
     queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: required(env, 'QUEUE_URL_SEND') }),
     random: Math.random,
+    dns: dnsResolver({ servers: dnsServers }),
   };
 }

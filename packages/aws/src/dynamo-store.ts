@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -216,15 +217,32 @@ export class DynamoStore implements Store {
       const ConditionExpression = e.condition(op.if);
       return { ConditionCheck: { TableName: this.table, Key: { pk: op.check.pk, sk: op.check.sk }, ConditionExpression, ...e.params() } };
     });
-    try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems }));
-    } catch (err) {
-      if (err instanceof TransactionCanceledException || (err as Error)?.name === 'TransactionCanceledException') {
-        const reasons = (err as TransactionCanceledException).CancellationReasons ?? [];
-        const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-        if (failed.length) throw new TransactionFailedError(failed, { cause: err });
+    // One token for every try: DynamoDB applies a retried transaction at most once.
+    const ClientRequestToken = randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
+        return;
+      } catch (err) {
+        const name = (err as Error)?.name;
+        if (err instanceof TransactionCanceledException || name === 'TransactionCanceledException') {
+          const reasons = (err as TransactionCanceledException).CancellationReasons ?? [];
+          const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+          if (failed.length) throw new TransactionFailedError(failed, { cause: err });
+          // Cancelled only because another transaction touched one of the items (a shared counter):
+          // nothing was applied, so trying again is safe. The SDK does not retry these itself.
+          const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
+          if (conflict && attempt < 10) {
+            await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt) * (0.5 + Math.random())));
+            continue;
+          }
+        }
+        if (name === 'TransactionInProgressException' && attempt < 10) {
+          await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+          continue;
+        }
+        throw err;
       }
-      throw err;
     }
   }
 
@@ -247,15 +265,25 @@ export class DynamoStore implements Store {
   }
 
   async batchPut(items: Item[]): Promise<void> {
-    for (let i = 0; i < items.length; i += 25) {
-      let pending: Record<string, unknown>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-      // Unprocessed items are retried with back-off: throttling must not drop rows.
-      for (let attempt = 0; pending.length; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept refusing a batch of writes.');
-        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
-        pending = (out.UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
-      }
+    const batches: Item[][] = [];
+    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+    // A few batches at a time: DynamoDB spreads them, and one slow batch does not hold the rest.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(8, batches.length) }, async () => {
+        while (next < batches.length) await this.writeBatch(batches[next++]!);
+      }),
+    );
+  }
+
+  private async writeBatch(batch: Item[]): Promise<void> {
+    let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
+    // Unprocessed items are retried with back-off: throttling must not drop rows.
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > 8) throw new Error('DynamoDB kept refusing a batch of writes.');
+      if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
+      pending = (out.UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
     }
   }
 

@@ -6,6 +6,7 @@ import type { SignInChecker } from './ports/mail.ts';
 import type { Mailer } from './ports/mailer.ts';
 import type { AiWriter } from './ports/ai.ts';
 import type { SendQueue } from './ports/queue.ts';
+import type { DnsResolver } from './ports/dns.ts';
 
 /** Configuration core needs, read once at start by the caller: core never reads process.env. */
 export interface EngineConfig {
@@ -33,6 +34,8 @@ export interface Deps {
   mailer: Mailer;
   ai: AiWriter;
   queue: SendQueue;
+  /** Every DNS lookup of the domain check, through DNS_SERVERS when set. */
+  dns: DnsResolver;
   /** Uniform in [0, 1): jitter and spintax. Tests pass a seeded one. */
   random: () => number;
 }

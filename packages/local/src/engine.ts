@@ -21,6 +21,7 @@ import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { aiWriter } from '@outbound/mail/ai';
 import { smtpMailer } from '@outbound/mail/mailer';
 import { hostResolver } from '@outbound/mail/dns';
+import { dnsResolver } from '@outbound/mail/dns-resolver';
 
 const waitUntil = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 20));
@@ -118,6 +119,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       ai: aiWriter({ openaiBaseUrl: opts.openaiBaseUrl, anthropicBaseUrl: opts.anthropicBaseUrl }),
       queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
       random: opts.random ?? Math.random,
+      dns: dnsResolver({ servers: opts.dnsServers }),
     };
     cleanups.push(() => deps.mailer.close());
 

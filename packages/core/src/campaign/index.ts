@@ -10,7 +10,7 @@ import { DOMAINS, domainKey } from '../domain/keys.ts';
 import { MAILBOXES, mailboxKey } from '../mailbox/keys.ts';
 import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
 import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
-import { CAMPAIGNS, campaignCollection, campaignKey, counter } from './keys.ts';
+import { CAMPAIGNS, FIELD_PREFIX, campaignCollection, campaignKey, counter } from './keys.ts';
 import { assess, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { startCampaign } from '../sending/planning.ts';
@@ -19,7 +19,8 @@ type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
 /** The row as the API shows it: counters by name, internal counter attributes dropped. */
 export function toCampaign(item: Item) {
-  const row = publicFields(item);
+  // Planning bookkeeping and counter attributes are internal; the counters show by name below.
+  const row = publicFields(item, ['planned', 'planCursor', 'planOffset']);
   for (const k of Object.keys(row)) if (k.includes('#')) delete row[k];
   return {
     ...row,
@@ -92,7 +93,7 @@ export async function update(deps: D, id: string, body: unknown) {
   if (body && typeof body === 'object' && 'status' in body) {
     throw new ValidationError('status cannot be changed with PATCH: use POST /launch, POST /pause or DELETE.');
   }
-  return updateFields(deps, { id, ...(body as object) });
+  return updateFields(deps, { ...(body as object), id });
 }
 
 const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps: D, { id, ...input }) => {
@@ -101,7 +102,8 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
   const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString() };
   for (const [k, v] of Object.entries(input)) if (v !== undefined) set[k] = v;
   // Resuming after the breaker: every tripped pair sends again, with a fresh window.
-  if (input.pausedForBounceRate === false && current.pausedForBounceRate) await breaker.resume(deps, id);
+  // Regardless of the flag: a crash between a trip's two writes must not leave a pair that cannot be resumed.
+  if (input.pausedForBounceRate === false) await breaker.resume(deps, id);
   if (input.template !== undefined || input.subject !== undefined) {
     set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
   }
@@ -119,10 +121,12 @@ async function contextFor(deps: D, campaigns: Item[]): Promise<LaunchContext> {
   const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
   const domainIds = [...new Set(mailboxes.map((m) => String(m.domainId)))];
   const domains = domainIds.length ? await deps.store.batchGet(domainIds.map(domainKey)) : [];
+  const fields = campaigns.length === 1 ? await queryAll(deps.store, { pk: campaignKey(String(campaigns[0]!.id)).pk, skBeginsWith: FIELD_PREFIX }) : [];
   return {
     mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
     domains: new Map(domains.map((d) => [String(d.id), d])),
     hasUnsubscribePage: deps.config.publicBaseUrl !== '',
+    fieldCounts: new Map(fields.map((f) => [String(f.sk).slice(FIELD_PREFIX.length), Number(f.count ?? 0)])),
   };
 }
 

@@ -5,15 +5,20 @@ export const CAMPAIGNS = 'CAMPAIGNS';
 /** gsi1: all campaigns, by id. */
 export const campaignCollection = (id: string) => ({ gsi1pk: CAMPAIGNS, gsi1sk: id });
 
-/**
- * Counters kept on the campaign item by atomic ADD. Field counters count the
- * leads with a non-blank value for a field, so the launch check can warn of
- * blank and unknown placeholders without reading every lead.
- */
+/** Counters kept on the campaign item by atomic ADD. */
 export const counter = {
   leads: 'leadsCount',
   sent: 'sentCount',
   replies: 'repliesCount',
   status: (status: string) => `leadsByStatus#${status}`,
-  field: (name: string) => `field#${name}`,
 } as const;
+
+/**
+ * How many of a campaign's leads have a non-blank value for a field, so the
+ * launch check can warn of blank and unknown placeholders without reading
+ * every lead. One item per field beside the campaign, not attributes on it:
+ * custom field names come from outside (the public webhook) and must not be
+ * able to grow the campaign item towards DynamoDB's 400 KB.
+ */
+export const fieldCountKey = (campaignId: string, field: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: `FIELD#${field}` });
+export const FIELD_PREFIX = 'FIELD#';

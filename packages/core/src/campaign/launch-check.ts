@@ -28,6 +28,8 @@ export interface LaunchContext {
   domains: Map<string, Item>;
   /** The installation has a domain for the built-in unsubscribe page (PUBLIC_BASE_URL). */
   hasUnsubscribePage: boolean;
+  /** Leads with a non-blank value, by field; only needed for the placeholder warnings. */
+  fieldCounts?: Map<string, number>;
 }
 
 const SENDING = new Set(['ACTIVE', 'WARMING']);
@@ -126,7 +128,7 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
   for (const name of new Set([...used, ...inPrompt])) {
     const field = fieldOf(name);
     if (field === 'email' || field === 'senderName') continue;
-    const present = Number(campaign[counter.field(field)] ?? 0);
+    const present = ctx.fieldCounts?.get(field) ?? 0;
     if (!LEAD_FIELDS.has(field) && present === 0) {
       warnings.push({
         code: 'FIELD_UNKNOWN',

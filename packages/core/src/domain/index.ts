@@ -50,6 +50,8 @@ const toDomain = (item: Item, used: UsedBy) => ({
   label: item.label ?? null,
   mailingAddress: item.mailingAddress ?? null,
   mailingAddressParts: item.mailingAddressParts ?? null,
+  /** The latest domain check (hourly, or on demand); null until the first one. */
+  lastCheck: item.lastCheck ?? null,
   usedBy: used,
 });
 

@@ -6,7 +6,8 @@ import { newId } from '../ids.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
-import { campaignKey, counter } from '../campaign/keys.ts';
+import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
+import { jobId, jobKey } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { ALL_LEADS, allLeadsCounterKey, campaignLeads, leadIndexes, leadKey, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
@@ -15,7 +16,7 @@ import { PLANNING } from '../sending/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
-type D = Pick<Deps, 'store' | 'keys' | 'wallClock'>;
+type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
 
 export const toLead = (item: Item) => ({
   ...publicFields(item),
@@ -56,21 +57,52 @@ function leadItem(input: LeadInput, now: string): Item {
   };
 }
 
-/**
- * The writes of one batch of leads, all or nothing: each lead's uniqueness
- * item and row (conditional puts), and the counters they move.
- */
+/** Each lead's uniqueness item and row, all or nothing: conditional puts only, so batches never contend. */
 function batchOps(campaignId: string, items: Item[]): TransactOp[] {
-  const fields: Record<string, number> = { [counter.leads]: items.length, [counter.status('NEW')]: items.length };
-  for (const item of items) for (const f of presentFields(item)) fields[counter.field(f)] = (fields[counter.field(f)] ?? 0) + 1;
-  return [
-    ...items.flatMap((item): TransactOp[] => [
-      { put: { ...leadUniqueKey(campaignId, String(item.email)), leadId: item.id }, if: { itemExists: false } },
-      { put: item, if: { itemExists: false } },
-    ]),
-    { update: campaignKey(campaignId), change: { add: fields, if: { itemExists: true } } },
-    { update: allLeadsCounterKey, change: { add: { count: items.length } } },
-  ];
+  return items.flatMap((item): TransactOp[] => [
+    { put: { ...leadUniqueKey(campaignId, String(item.email)), leadId: item.id }, if: { itemExists: false } },
+    { put: item, if: { itemExists: false } },
+  ]);
+}
+
+/**
+ * The counters a set of stored leads moves: the campaign's counts, the
+ * install-wide total and the per-field presence counts. Atomic ADDs after the
+ * rows are written (a crash between the two can leave a count short by one
+ * batch; nothing is stored twice).
+ */
+export async function countLeads(deps: Pick<Deps, 'store'>, campaignId: string, items: Item[], sign: 1 | -1): Promise<void> {
+  if (!items.length) return;
+  const byStatus: Record<string, number> = {};
+  const fields: Record<string, number> = {};
+  for (const item of items) {
+    byStatus[counter.status(String(item.status ?? 'NEW'))] = (byStatus[counter.status(String(item.status ?? 'NEW'))] ?? 0) + sign;
+    for (const f of presentFields(item)) fields[f] = (fields[f] ?? 0) + sign;
+  }
+  await Promise.all([
+    deps.store.update(campaignKey(campaignId), { add: { [counter.leads]: sign * items.length, ...byStatus } }),
+    deps.store.update(allLeadsCounterKey, { add: { count: sign * items.length } }),
+    ...Object.entries(fields).map(([f, n]) => deps.store.update(fieldCountKey(campaignId, f), { add: { count: n } })),
+  ]);
+}
+
+/** Batches under DynamoDB's transaction limits: 100 operations (50 leads) and 4 MB (3.5 MB here, for headroom). */
+function batched<T extends { item: Item }>(pending: T[]): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const p of pending) {
+    const size = Buffer.byteLength(JSON.stringify(p.item)) + 200;
+    if (current.length === 50 || (current.length && bytes + size > 3_500_000)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(p);
+    bytes += size;
+  }
+  if (current.length) batches.push(current);
+  return batches;
 }
 
 export type IngestOutcome = 'created' | 'duplicate' | 'suppressed';
@@ -97,32 +129,30 @@ export async function store(deps: D, campaignId: string, leads: LeadInput[]): Pr
   });
 
   const created: Item[] = [];
-  // 48 leads a transaction: 96 puts and 2 counter updates, under DynamoDB's 100.
-  const batches: (typeof pending)[] = [];
-  for (let i = 0; i < pending.length; i += 48) batches.push(pending.slice(i, i + 48));
   const writeBatch = async (batch: typeof pending): Promise<void> => {
-    for (let attempt = 0; batch.length; attempt++) {
+    while (batch.length) {
       try {
         await deps.store.transact(batchOps(campaignId, batch.map((b) => b.item)));
         created.push(...batch.map((b) => b.item));
+        await countLeads(deps, campaignId, batch.map((b) => b.item), 1);
+        // Progress on long work: a line per 5,000 leads stored.
+        if (pending.length >= 5000 && Math.floor(created.length / 5000) > Math.floor((created.length - batch.length) / 5000)) {
+          deps.log?.info('leads stored', { campaignId, stored: created.length, of: pending.length });
+        }
         return;
       } catch (err) {
-        if (err instanceof TransactionFailedError) {
-          const failedLeads = new Set(err.failed.filter((i) => i < batch.length * 2).map((i) => Math.floor(i / 2)));
-          if (err.failed.some((i) => i >= batch.length * 2)) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
-          for (const i of failedLeads) outcomes[batch[i]!.index] = 'duplicate';
-          batch = batch.filter((_, i) => !failedLeads.has(i));
-        } else if ((err as Error).name === 'TransactionCanceledException' && attempt < 8) {
-          // A conflict with a concurrent write to the counters: wait and try again.
-          await new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
-        } else throw err;
+        if (!(err instanceof TransactionFailedError)) throw err;
+        // The conditions that failed are duplicates: the same address already in the campaign.
+        const failedLeads = new Set(err.failed.map((i) => Math.floor(i / 2)));
+        for (const i of failedLeads) outcomes[batch[i]!.index] = 'duplicate';
+        batch = batch.filter((_, i) => !failedLeads.has(i));
       }
     }
   };
-  // Batches of one campaign touch the same counter item, so a few at a time.
+  const batches = batched(pending);
   let next = 0;
   await Promise.all(
-    Array.from({ length: Math.min(3, batches.length) }, async () => {
+    Array.from({ length: Math.min(8, batches.length) }, async () => {
       while (next < batches.length) await writeBatch(batches[next++]!);
     }),
   );
@@ -206,19 +236,22 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
   let erased = 0;
   for (const lead of await rowsOf(deps, email)) {
     await transition(deps, lead, 'SUPPRESSED');
-    const gone: Record<string, number> = {};
-    for (const f of presentFields(lead)) gone[counter.field(f)] = -1;
     await deps.store.transact([
       {
         update: leadKey(String(lead.id)),
         change: {
           set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
-          remove: ['firstName', 'lastName', 'company', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
+          remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
         },
       },
       { delete: leadUniqueKey(String(lead.campaignId), email) },
-      ...(Object.keys(gone).length ? [{ update: campaignKey(String(lead.campaignId)), change: { add: gone } }] : []),
     ]);
+    await Promise.all(presentFields(lead).map((f) => deps.store.update(fieldCountKey(String(lead.campaignId), f), { add: { count: -1 } })));
+    // Sent subjects carry the lead's fields too.
+    for (let step = 0; step <= 3; step++) {
+      const key = jobKey(jobId(String(lead.id), step));
+      if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject'] });
+    }
     erased++;
   }
   return { erased };
@@ -227,17 +260,14 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
 /** Hard delete of one row; the campaign's counters follow. */
 export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<void> {
   const lead = await get(deps, id);
-  const fields: Record<string, number> = { [counter.leads]: -1, [counter.status(String(lead.status))]: -1 };
-  for (const f of presentFields(lead)) fields[counter.field(f)] = -1;
   try {
     await deps.store.transact([
       { delete: leadKey(id), if: { attr: 'status', op: '=', value: lead.status } },
       ...(lead.erased ? [] : [{ delete: leadUniqueKey(String(lead.campaignId), String(lead.email)) }]),
-      { update: campaignKey(String(lead.campaignId)), change: { add: fields } },
-      { update: allLeadsCounterKey, change: { add: { count: -1 } } },
     ]);
   } catch (err) {
     if (err instanceof TransactionFailedError) throw new ConflictError('The lead changed while it was being deleted: try again.');
     throw err;
   }
+  await countLeads(deps, String(lead.campaignId), [lead], -1);
 }

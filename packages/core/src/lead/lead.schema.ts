@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { neutralizeLead } from '../guardrails/csv-injection.ts';
+import { neutralizeCell, neutralizeLead } from '../guardrails/csv-injection.ts';
 import { Email, parse } from '../validate.ts';
 
 const Name = z
@@ -37,8 +37,11 @@ export type LeadInput = z.infer<typeof LeadInput>;
  */
 export function validateLead(input: unknown): LeadInput {
   const lead = parse(LeadInput, input);
+  // Field names are cells too (CSV headers become them): a formula there is neutralized like any value.
   const custom = Object.fromEntries(
-    Object.entries(lead.customFields ?? {}).filter(([, v]) => v !== null && !(typeof v === 'string' && v.trim() === '')),
+    Object.entries(lead.customFields ?? {})
+      .filter(([, v]) => v !== null && !(typeof v === 'string' && v.trim() === ''))
+      .map(([k, v]) => [neutralizeCell(k), v]),
   );
   return neutralizeLead({ ...lead, customFields: custom });
 }

@@ -33,6 +33,12 @@ export const passwordContext = (mailboxId: string) => ({ purpose: 'mailbox-passw
 export const create = verb(CreateMailbox, async (deps: Deps, input) => {
   const domain = await deps.store.get(domainKey(input.domainId));
   if (!domain) throw new ValidationError(`domainId: there is no domain ${input.domainId}. Add the domain first.`);
+  // Guardrail 1: the footer address is the domain's the mailbox sends from, so the mailbox must send from it.
+  const host = input.email.split('@')[1] ?? '';
+  const name = String(domain.domainName);
+  if (host !== name && !host.endsWith(`.${name}`)) {
+    throw new ValidationError(`email: ${input.email} is not an address at ${name}, the domain it was added to.`);
+  }
   if (await deps.store.get(mailboxEmailKey(input.email))) throw new ConflictError(`The mailbox ${input.email} is already connected.`);
 
   await checkSignIn(deps, input);

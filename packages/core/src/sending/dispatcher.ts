@@ -82,7 +82,12 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
   let settled = 0;
   for (const job of stale.items) {
     if (!job.smtpStartedAt) {
-      if (await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId'] })) settled++;
+      // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
+      const again = await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId', 'claimId'] }, [], [
+        { attr: 'smtpStartedAt', exists: false },
+        { attr: 'claimId', op: '=', value: job.claimId ?? '' },
+      ]);
+      if (again) settled++;
       continue;
     }
     const ok = await move(deps, job, 'FAILED', {

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
-import type { Item, TransactOp, Update } from '../ports/store.ts';
+import type { Condition, Item, TransactOp, Update } from '../ports/store.ts';
 import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter } from './keys.ts';
 
 /**
@@ -65,7 +65,12 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
  * counters and the indexes right; conditioned on the state it had, so two
  * writers never both move it.
  */
-export function moveOps(job: Item, to: JobState, change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {}): TransactOp[] {
+export function moveOps(
+  job: Item,
+  to: JobState,
+  change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {},
+  also: Condition[] = [],
+): TransactOp[] {
   const from = String(job.state) as JobState;
   const set: Record<string, unknown> = { state: to, ...change.set };
   const remove = [...(change.remove ?? [])];
@@ -73,7 +78,7 @@ export function moveOps(job: Item, to: JobState, change: { set?: Record<string, 
   else remove.push('gsi1pk', 'gsi1sk');
   if (to === 'CLAIMED') Object.assign(set, claimedIndex(String(job.id), change.wallNow ?? Date.now()));
   else remove.push('gsi3pk', 'gsi3sk');
-  const update: Update = { set, remove, if: { attr: 'state', op: '=', value: from } };
+  const update: Update = { set, remove, if: { and: [{ attr: 'state', op: '=', value: from }, ...also] } };
   const ops: TransactOp[] = [{ update: jobKey(String(job.id)), change: update }];
   if (from !== to) ops.push({ update: queueCounterKey, change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
   return ops;
@@ -86,9 +91,10 @@ export async function move(
   to: JobState,
   change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {},
   extra: TransactOp[] = [],
+  also: Condition[] = [],
 ): Promise<boolean> {
   try {
-    await deps.store.transact([...moveOps(job, to, change), ...extra]);
+    await deps.store.transact([...moveOps(job, to, change, also), ...extra]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

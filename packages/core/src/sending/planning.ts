@@ -43,7 +43,8 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   const campaign = await deps.store.get(campaignKey(campaignId));
   if (!campaign || campaign.status !== 'ACTIVE') return false;
   const page = await deps.store.query({ index: 'gsi1', pk: campaignLeads(campaignId), limit: PLAN_CHUNK, cursor: (campaign.planCursor as string) || undefined });
-  const offset = Number(campaign.planned ?? 0);
+  // Spacing continues across the chunks of one planning run, from the launch that started it.
+  const offset = Number(campaign.planOffset ?? 0);
   const slot = await firstEmailPlan(deps, campaign, offset);
   const now = deps.clock.now();
   let planned = 0;
@@ -59,7 +60,7 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   const more = Boolean(page.cursor);
   await deps.store.update(campaignKey(campaignId), {
     set: more ? { planCursor: page.cursor } : { planCursor: null },
-    add: { planned },
+    add: { planned, planOffset: fresh.length },
     ...(more ? {} : { remove: ['gsi3pk', 'gsi3sk'] }),
   });
   return more;
@@ -76,13 +77,17 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   for (const job of jobs.filter((j) => j.state === 'PARKED')) {
     await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(Number(job.dueAt), now) } });
   }
-  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, gsi3pk: PLANNING, gsi3sk: campaignId } });
+  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0, gsi3pk: PLANNING, gsi3sk: campaignId } });
   await planChunk(deps, campaignId);
 }
 
-/** A lead added to a running campaign is planned at once, after what is already planned. */
+/**
+ * A lead added to a running campaign is planned for now: the sender's slot
+ * booking puts it after what its mailbox is already sending, so a long-running
+ * campaign does not push newcomers weeks out.
+ */
 export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Item, lead: Item): Promise<void> {
-  const slot = await firstEmailPlan(deps, campaign, Number(campaign.planned ?? 0));
+  const slot = await firstEmailPlan(deps, campaign, 0);
   const { dueAt, mailboxId } = slot(0);
   if (await createJob(deps, { leadId: String(lead.id), campaignId: String(campaign.id), step: 0, dueAt, mailboxId }, deps.clock.now())) {
     await deps.store.update(campaignKey(String(campaign.id)), { add: { planned: 1 } });

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
+import { ConditionFailedError } from '../errors.ts';
 import { openSecret } from '../secrets/index.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
@@ -84,8 +86,16 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   // A free mailbox, or the earliest time one will be.
   let chosen: Item | undefined;
   let waitUntil = now + HOUR;
+  const step = Number(job.step);
+  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
+  if (step > 0 && !(steps[step - 1]?.body ?? '').trim()) {
+    // The follow-up was removed or emptied after launch: the sequence ends here instead of sending a bare footer.
+    await transition(deps, lead, 'COMPLETED');
+    return cancel('follow-up removed from the campaign');
+  }
   const options = candidates(job, campaign, lead);
-  if (!options.length) return cancel('no pinned mailbox');
+  // A first email waits for the campaign to have a mailbox again; a follow-up has no other mailbox to go from.
+  if (!options.length) return step === 0 ? reschedule(now + HOUR, 'The campaign has no mailbox to send from.') : cancel('no pinned mailbox');
   for (const mailboxId of options) {
     const mailbox = await deps.store.get(mailboxKey(mailboxId));
     if (!mailbox) {
@@ -108,10 +118,16 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   if (!chosen) return reschedule(waitUntil);
 
   const domain = await deps.store.get(domainKey(String(chosen.domainId)));
+  // Cheap guardrail checks before any paid AI call; composeEmail enforces them again on the copy it builds.
+  if (!domain || !String(domain.mailingAddress ?? '').trim()) {
+    return reschedule(now + HOUR, 'The sending domain has no mailing address: the email was not sent.');
+  }
+  if (step === 0 && (!String(campaign.template ?? '').trim() || !String(campaign.subject ?? '').trim())) {
+    return reschedule(now + HOUR, 'The first email has no subject or body.');
+  }
   let composed;
   try {
-    if (!domain) throw new GuardrailError('NO_ADDRESS', 'The sending domain is gone.');
-    composed = await composeEmail(deps, { campaign, lead, mailbox: chosen, domain, step: Number(job.step) });
+    composed = await composeEmail(deps, { campaign, lead, mailbox: chosen, domain, step });
   } catch (err) {
     if (!(err instanceof GuardrailError)) throw err;
     // Refused, not failed: once the address or the link is fixed, the job goes out.
@@ -125,13 +141,16 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   }
 
   // The claim comes first: only the instance that holds the job books the mailbox or moves the job.
-  const attempts = Number(job.attempts ?? 0) + 1;
+  // The claim id makes later writes belong to this claim only (a claim settled as dead and claimed again is another).
+  const claimId = randomUUID();
   const claimed = await move(deps, job, 'CLAIMED', {
-    set: { mailboxId: chosen.id, messageId: composed.email.messageId, claimedAt: now, attempts },
+    set: { mailboxId: chosen.id, messageId: composed.email.messageId, claimedAt: now, claimId },
     wallNow: deps.wallClock.now(),
   });
   if (!claimed) return 'ignored';
-  const held = { ...job, state: 'CLAIMED', attempts };
+  // Attempts count SMTP tries only; losing a slot race is not a try.
+  const attempts = Number(job.attempts ?? 0) + 1;
+  const held = { ...job, state: 'CLAIMED', attempts, claimId };
   const release = async (dueAt: number) => {
     await move(deps, held, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now) }, remove: ['messageId'] });
     return 'rescheduled' as const;
@@ -148,7 +167,18 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
     return 'cancelled';
   }
   // From here the email may leave: a crash after this line is an unknown outcome, never a resend.
-  await deps.store.update(jobKey(id), { set: { smtpStartedAt: deps.wallClock.now() }, if: { attr: 'state', op: '=', value: 'CLAIMED' } });
+  try {
+    await deps.store.update(jobKey(id), {
+      set: { smtpStartedAt: deps.wallClock.now(), attempts },
+      if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
+    });
+  } catch (err) {
+    if (err instanceof ConditionFailedError) {
+      await refundDailySend(deps, String(chosen.id), day);
+      return 'ignored';
+    }
+    throw err;
+  }
 
   const result = await deps.mailer.send(transport, composed.email);
   if (result.ok) {

@@ -1,0 +1,128 @@
+/**
+ * `npm run bench`: figures, not pass/fail. Starts the engine in memory on
+ * loopback (its own DynamoDB Local) and measures, against the raw limit of
+ * the same work where there is one:
+ * - login: requests per second and latency percentiles (scrypt dominates);
+ * - an authenticated read (GET /v1/campaigns) next to the raw DynamoDB query it does;
+ * - CSV import: rows per second for a 10,000-row file, next to raw BatchWrite of the same items;
+ * - sending: emails per second through the whole pipeline to a local SMTP sink at a high TIME_SCALE.
+ */
+import { SMTPServer } from 'smtp-server';
+import { randomUUID } from 'node:crypto';
+import { startEngine } from '@outbound/local/engine';
+import { queryAll } from '@outbound/core/collections';
+import { CAMPAIGNS } from '@outbound/core/campaign/keys';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const ADMIN = { email: 'bench@outbound.test', password: 'bench password 123' };
+
+function percentiles(ms: number[]) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(1);
+  return `p50 ${at(50)} ms, p95 ${at(95)} ms, p99 ${at(99)} ms`;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const out = await fn();
+  return [out, performance.now() - t];
+}
+
+async function main() {
+  console.log('Starting the engine in memory (DynamoDB Local takes a few seconds)…');
+  const engine = await startEngine({ port: 0, dataDir: 'memory', admin: ADMIN, rateLimits: false, timeScale: 1_000_000, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  try {
+    const post = (path: string, body: unknown, token?: string) =>
+      fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+
+    // Login
+    const logins: number[] = [];
+    let token = '';
+    const t0 = performance.now();
+    for (let i = 0; i < 40; i++) {
+      const [res, ms] = await timed(() => post('/v1/auth/login', ADMIN));
+      token = ((await res.json()) as { token: string }).token;
+      logins.push(ms);
+    }
+    console.log(`login (sequential, 40):          ${(40 / ((performance.now() - t0) / 1000)).toFixed(1)} req/s; ${percentiles(logins)}`);
+    const auth = { authorization: `Bearer ${token}` };
+
+    // Setup for reads and sending
+    const smtpCount = { n: 0 };
+    // A sink on loopback that takes any login (credentials may go in clear to loopback) and counts messages.
+    const smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth(a, _s, cb) {
+        cb(null, { user: a.username });
+      },
+      onData(stream, _s, cb) {
+        stream.resume();
+        stream.on('end', () => {
+          smtpCount.n++;
+          cb();
+        });
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    const smtpPort = (smtp.server.address() as { port: number }).port;
+    const domain = (await (await post('/v1/domains', { domainName: 'bench.com', mailingAddress: '1 Bench St' }, token)).json()) as { id: string };
+    const mailboxIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await post('/v1/mailboxes', { email: `m${i}@bench.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort, authPassword: 'x', dailyCap: 1000 }, token);
+      if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${await res.text()}`);
+      mailboxIds.push(((await res.json()) as { id: string }).id);
+    }
+    const campaign = (await (await post('/v1/campaigns', { name: 'Bench', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note about {{company}}.', mailboxIds }, token)).json()) as { id: string };
+
+    // Authenticated read vs the raw query behind it
+    const reads: number[] = [];
+    for (let i = 0; i < 100; i++) reads.push((await timed(() => fetch(engine.url + '/v1/campaigns', { headers: auth })))[1]);
+    const raw: number[] = [];
+    for (let i = 0; i < 100; i++) raw.push((await timed(() => queryAll(engine.deps.store, { index: 'gsi1', pk: CAMPAIGNS })))[1]);
+    console.log(`GET /v1/campaigns (100):         ${percentiles(reads)}`);
+    console.log(`  raw: its campaigns query alone ${percentiles(raw)}`);
+
+    // CSV import vs raw BatchWrite
+    const rows = 10_000;
+    const csv = 'email,first name,company\n' + Array.from({ length: rows }, (_, i) => `lead${i}@example.org,Lead${i},Co${i % 97}`).join('\n');
+    const form = new FormData();
+    form.append('campaignId', campaign.id);
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'leads.csv');
+    const [imp, importMs] = await timed(async () => {
+      const res = await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: auth, body: form });
+      if (res.status !== 200) throw new Error(`import: ${res.status} ${await res.text()}`);
+      return res.json();
+    });
+    console.log(`CSV import (${rows} rows):        ${(rows / (importMs / 1000)).toFixed(0)} rows/s (${(importMs / 1000).toFixed(1)} s) ${JSON.stringify({ imported: (imp as { imported: number }).imported })}`);
+    const items = Array.from({ length: rows }, (_, i) => ({ pk: `BENCH#${randomUUID()}`, sk: 'X', email: `raw${i}@example.org`, n: i }));
+    const [, rawMs] = await timed(() => engine.deps.store.batchPut(items));
+    console.log(`  raw: BatchWrite of ${rows} items  ${(rows / (rawMs / 1000)).toFixed(0)} items/s (each lead is 2 conditional puts + counters in a transaction)`);
+
+    // Sending through the whole pipeline
+    const sendN = 200;
+    const small = (await (await post('/v1/campaigns', { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds }, token)).json()) as { id: string };
+    const csv2 = 'email,first name\n' + Array.from({ length: sendN }, (_, i) => `s${i}@example.org,S${i}`).join('\n');
+    const form2 = new FormData();
+    form2.append('campaignId', small.id);
+    form2.append('file', new Blob([csv2], { type: 'text/csv' }), 's.csv');
+    await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: auth, body: form2 });
+    const start = performance.now();
+    const before = smtpCount.n;
+    await post(`/v1/campaigns/${small.id}/launch`, {}, token);
+    const deadline = Date.now() + 120_000;
+    while (smtpCount.n - before < sendN && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const sent = smtpCount.n - before;
+    console.log(`send pipeline (${sendN} leads, 20 mailboxes, TIME_SCALE 1e6): ${(sent / ((performance.now() - start) / 1000)).toFixed(1)} emails/s (${sent} sent)`);
+    await new Promise<void>((r) => smtp.close(() => r()));
+  } finally {
+    await engine.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+import { checkAll } from '@outbound/core/deliverability/index';
+import { getDeps } from '../lib/deps.ts';
+
+/** The hourly check of every domain (guardrail 10), on an EventBridge schedule (a timer locally). Each result is kept as the domain's lastCheck. */
+export async function handler() {
+  const deps = getDeps();
+  const result = await checkAll(deps);
+  deps.log.info('domain check', result);
+  return result;
+}

@@ -1,0 +1,52 @@
+/** The statuses of a domain check (interface-spec, Public domain-check result; decisions.md, Domain check). */
+export type Status = 'PASS' | 'FAIL';
+/** DKIM alone may be PENDING: no selector is known and none of the common ones matched. */
+export type DkimStatus = Status | 'PENDING';
+
+/** decisions.md: the three blocklist operators, by identifier, with the zone each is queried under. */
+export const BLOCKLISTS = {
+  'spamhaus-dbl': 'dbl.spamhaus.org',
+  surbl: 'multi.surbl.org',
+  uribl: 'multi.uribl.com',
+} as const;
+export type BlocklistId = keyof typeof BLOCKLISTS;
+
+export interface BlocklistDetail {
+  /** The name that was looked up: <domain>.<zone>. */
+  query: string;
+  /** The A answers, if any. */
+  answers: string[];
+  reason: string;
+}
+
+/** Per check: the records found and, in plain words, why it passed or failed. */
+export interface CheckDetails {
+  spf: { records: string[]; lookups: number; reason: string };
+  dkim: { selectorsTried: string[]; records: string[]; reason: string };
+  dmarc: { records: string[]; policy: string | null; reason: string };
+  blocklists: Record<BlocklistId, BlocklistDetail>;
+}
+
+/** The answer of POST /v1/domains/{domain}/check, and what is stored as a domain's lastCheck. */
+export interface DomainCheck {
+  domain: string;
+  spf: Status;
+  dkim: DkimStatus;
+  dmarc: Status;
+  blocklists: Record<BlocklistId, Status>;
+  listUnsubscribeCheck: string;
+  /** The selector whose record decided the DKIM status, or null when none was found. */
+  dkimSelector: string | null;
+  details: CheckDetails;
+  checkedAt: string;
+}
+
+/** GET /public/domain-check: exactly the six fields of the spec, PENDING reported as FAIL. */
+export interface PublicDomainCheck {
+  domain: string;
+  spf: Status;
+  dkim: Status;
+  dmarc: Status;
+  blocklists: Record<BlocklistId, Status>;
+  listUnsubscribeCheck: string;
+}
