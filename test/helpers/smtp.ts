@@ -49,25 +49,13 @@ export interface TestSmtpServer {
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
 }
 
+import { selfSignedCert as makeCert } from '@outbound/local/cert';
+
 let certificate: Promise<{ key: string; cert: string }> | undefined;
 
-/** A self-signed certificate for localhost and 127.0.0.1, made once per process with openssl. */
+/** A self-signed certificate for localhost and 127.0.0.1, made once per process. */
 export function selfSignedCert(): Promise<{ key: string; cert: string }> {
-  certificate ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'outbound-cert-'));
-    try {
-      const keyPath = join(dir, 'key.pem');
-      const certPath = join(dir, 'cert.pem');
-      await run('openssl', [
-        'req', '-x509', '-nodes', '-newkey', 'rsa:2048', '-days', '7',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout', keyPath, '-out', certPath,
-      ]);
-      return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })();
+  certificate ??= makeCert();
   return certificate;
 }
 

@@ -53,6 +53,18 @@ class Expr {
     return parts.join(' ');
   }
 
+  /** The key condition of a query on the table or one of its indexes. */
+  keyCondition(q: Omit<Query, 'limit' | 'cursor'>) {
+    const pkAttr = q.index ? `${q.index}pk` : 'pk';
+    const skAttr = q.index ? `${q.index}sk` : 'sk';
+    let KeyConditionExpression = `${this.name(pkAttr)} = ${this.value(q.pk)}`;
+    if (q.skBeginsWith !== undefined) KeyConditionExpression += ` AND begins_with(${this.name(skAttr)}, ${this.value(q.skBeginsWith)})`;
+    if (q.skBetween) {
+      KeyConditionExpression += ` AND ${this.name(skAttr)} BETWEEN ${this.value(q.skBetween[0])} AND ${this.value(q.skBetween[1])}`;
+    }
+    return { pkAttr, skAttr, KeyConditionExpression };
+  }
+
   /** The Names/Values parameters, omitted when empty (DynamoDB refuses empty maps). */
   params(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
     return {
@@ -142,13 +154,7 @@ export class DynamoStore implements Store {
 
   async query(q: Query): Promise<Page> {
     const e = new Expr();
-    const pkAttr = q.index ? `${q.index}pk` : 'pk';
-    const skAttr = q.index ? `${q.index}sk` : 'sk';
-    let KeyConditionExpression = `${e.name(pkAttr)} = ${e.value(q.pk)}`;
-    if (q.skBeginsWith !== undefined) KeyConditionExpression += ` AND begins_with(${e.name(skAttr)}, ${e.value(q.skBeginsWith)})`;
-    if (q.skBetween) {
-      KeyConditionExpression += ` AND ${e.name(skAttr)} BETWEEN ${e.value(q.skBetween[0])} AND ${e.value(q.skBetween[1])}`;
-    }
+    const { pkAttr, skAttr, KeyConditionExpression } = e.keyCondition(q);
     // One item more than asked: a full last page then ends with no cursor, instead of an empty extra page.
     const out = await this.doc.send(
       new QueryCommand({
@@ -173,11 +179,7 @@ export class DynamoStore implements Store {
 
   async count(q: Omit<Query, 'limit' | 'cursor'>): Promise<number> {
     const e = new Expr();
-    const pkAttr = q.index ? `${q.index}pk` : 'pk';
-    const skAttr = q.index ? `${q.index}sk` : 'sk';
-    let KeyConditionExpression = `${e.name(pkAttr)} = ${e.value(q.pk)}`;
-    if (q.skBeginsWith !== undefined) KeyConditionExpression += ` AND begins_with(${e.name(skAttr)}, ${e.value(q.skBeginsWith)})`;
-    if (q.skBetween) KeyConditionExpression += ` AND ${e.name(skAttr)} BETWEEN ${e.value(q.skBetween[0])} AND ${e.value(q.skBetween[1])}`;
+    const { KeyConditionExpression } = e.keyCondition(q);
     let total = 0;
     let start: Record<string, unknown> | undefined;
     do {

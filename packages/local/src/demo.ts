@@ -12,17 +12,13 @@
  *   npm run demo              run, summarize, stop
  *   npm run demo -- --keep    leave the engine running afterwards (to open the unsubscribe link)
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Fields, Sink } from '@outbound/core/log';
 import type { Engine } from './engine.ts';
+import { selfSignedCert } from './cert.ts';
 
 // The SDK's notice about its future Node 22 requirement is for the README, not for a demo.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -70,29 +66,12 @@ interface SmtpSink {
   stop(): Promise<void>;
 }
 
-const run = promisify(execFile);
 
-/** A throwaway self-signed certificate for 127.0.0.1, made with openssl; undefined when openssl is missing. */
-async function selfSignedCert(): Promise<{ key: string; cert: string } | undefined> {
-  const dir = await mkdtemp(join(tmpdir(), 'outbound-demo-'));
-  try {
-    const keyPath = join(dir, 'key.pem');
-    const certPath = join(dir, 'cert.pem');
-    await run('openssl', [
-      'req', '-x509', '-nodes', '-newkey', 'rsa:2048', '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout', keyPath, '-out', certPath,
-    ]);
-    return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
-  } catch {
-    return undefined;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** A throwaway certificate for the sink's STARTTLS; undefined when openssl is missing. */
+const sinkCert = () => selfSignedCert(1).catch(() => undefined);
 
 async function startSmtpSink(user: string, password: string, onMessage: (m: Arrival) => void): Promise<SmtpSink> {
-  const tls = await selfSignedCert();
+  const tls = await sinkCert();
   const server = new SMTPServer({
     ...(tls ? { key: tls.key, cert: tls.cert } : { hideSTARTTLS: true, disabledCommands: ['STARTTLS'] }),
     authMethods: ['PLAIN', 'LOGIN'],

@@ -9,14 +9,11 @@ import { getSystemErrorName } from 'node:util';
 import { ImapFlow } from 'imapflow';
 import { createTransport } from 'nodemailer';
 
-export type SignInFailure = 'auth' | 'dns' | 'connect' | 'timeout' | 'other';
-export type SignInResult = { ok: true } | { ok: false; reason: SignInFailure; detail: string };
+import type { ServerLogin as PortLogin, SignInFailure, SignInResult } from '@outbound/core/ports/mail';
 
-export interface ServerLogin {
-  host: string;
-  port: number;
-  user: string;
-  pass: string;
+export type { SignInFailure, SignInResult };
+
+export interface ServerLogin extends PortLogin {
   /** Gives up after this long in total, resolution included. Default 10 000 ms. */
   timeoutMs?: number;
   /**
