@@ -24,8 +24,8 @@ export interface TestDovecot {
   dir: string;
   /** Adds a login; Dovecot rereads the passwd-file when it changes. */
   addUser(user: string, pass: string): Promise<void>;
-  /** Puts a raw RFC 5322 message in a user's INBOX (through LMTP) or Junk folder (through IMAP APPEND). */
-  deliver(to: string, raw: string, folder?: 'INBOX' | 'Junk'): Promise<void>;
+  /** Puts a raw RFC 5322 message in a user's INBOX (through LMTP) or Junk or Sent folder (through IMAP APPEND). */
+  deliver(to: string, raw: string, folder?: 'INBOX' | 'Junk' | 'Sent'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -148,6 +148,10 @@ namespace inbox {
   separator = /
   mailbox Junk {
     special_use = \\Junk
+    auto = create
+  }
+  mailbox Sent {
+    special_use = \\Sent
     auto = create
   }
 }

@@ -5,6 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { aiWriter } from '@outbound/mail/ai';
 import { smtpMailer } from '@outbound/mail/mailer';
+import { imapReader } from '@outbound/mail/sent-folder';
 import { hostResolver } from '@outbound/mail/dns';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
@@ -58,6 +59,7 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     },
     signIn: signInChecker(dnsServers),
     mailer: smtpMailer({ resolver: hostResolver(dnsServers) }),
+    mailReader: imapReader({ resolver: hostResolver(dnsServers) }),
     ai: aiWriter({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL }),
     queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: required(env, 'QUEUE_URL_SEND') }),
     random: Math.random,

@@ -4,6 +4,7 @@ import type { Store } from './ports/store.ts';
 import type { Logger } from './log.ts';
 import type { SignInChecker } from './ports/mail.ts';
 import type { Mailer } from './ports/mailer.ts';
+import type { MailReader } from './ports/mail-reader.ts';
 import type { AiWriter } from './ports/ai.ts';
 import type { SendQueue } from './ports/queue.ts';
 import type { DnsResolver } from './ports/dns.ts';
@@ -32,6 +33,7 @@ export interface Deps {
   config: EngineConfig;
   signIn: SignInChecker;
   mailer: Mailer;
+  mailReader: MailReader;
   ai: AiWriter;
   queue: SendQueue;
   /** Every DNS lookup of the domain check, through DNS_SERVERS when set. */

@@ -20,6 +20,7 @@ import { startQueueConsumer } from './queue-consumer.ts';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { aiWriter } from '@outbound/mail/ai';
 import { smtpMailer } from '@outbound/mail/mailer';
+import { imapReader } from '@outbound/mail/sent-folder';
 import { hostResolver } from '@outbound/mail/dns';
 import { dnsResolver } from '@outbound/mail/dns-resolver';
 
@@ -116,6 +117,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       },
       signIn: signInChecker(opts.dnsServers),
       mailer: smtpMailer({ resolver: hostResolver(opts.dnsServers), log }),
+      mailReader: imapReader({ resolver: hostResolver(opts.dnsServers) }),
       ai: aiWriter({ openaiBaseUrl: opts.openaiBaseUrl, anthropicBaseUrl: opts.anthropicBaseUrl }),
       queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
       random: opts.random ?? Math.random,

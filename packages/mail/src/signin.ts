@@ -147,13 +147,14 @@ export async function verifyImap(login: ServerLogin): Promise<SignInResult> {
   });
 }
 
-type Target = { ip: string; servername: string | undefined; trusted: boolean };
+export type Target = { ip: string; servername: string | undefined; trusted: boolean };
 
 /**
  * Resolves the host once, here, so that the address judged private is the address
  * connected to (a second lookup by the library could answer differently).
  */
-async function locate(login: ServerLogin): Promise<Target | SignInResult> {
+/** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
+export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
   const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
   if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host) };
   let ip: string;

@@ -144,7 +144,7 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   // The claim id makes later writes belong to this claim only (a claim settled as dead and claimed again is another).
   const claimId = randomUUID();
   const claimed = await move(deps, job, 'CLAIMED', {
-    set: { mailboxId: chosen.id, messageId: composed.email.messageId, claimedAt: now, claimId },
+    set: { mailboxId: chosen.id, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId },
     wallNow: deps.wallClock.now(),
   });
   if (!claimed) return 'ignored';
@@ -193,7 +193,7 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
  * the campaign counts it, the lead is pinned to the mailbox with the thread
  * to reply in, and the next step is planned waitDays later.
  */
-async function recordSent(
+export async function recordSent(
   deps: Deps,
   s: { job: Item; campaign: Item; lead: Item; mailbox: Item; subject: string; messageId: string; aiGenerated: boolean },
 ): Promise<void> {
@@ -252,6 +252,12 @@ async function recordFailure(
     }
     case 'unknown': {
       // The server may have taken it: never resent blindly (decisions.md, Exactly once).
+      if (filesSentMail(f.mailbox)) {
+        // The provider files what it sent: the job stays claimed, and once the claim is old enough
+        // for the provider to have filed it, the dispatcher looks in the Sent folder (settleDeadClaims).
+        await deps.store.update(jobKey(String(job.id)), { set: { lastError: 'outcome unknown: to be looked up in the Sent folder' } });
+        return 'failed';
+      }
       await move(deps, job, 'FAILED', { set: { lastError: 'outcome unknown: the connection broke during the send', failedAt: new Date(now).toISOString() } });
       return 'failed';
     }
@@ -272,4 +278,19 @@ async function recordFailure(
       return 'rescheduled';
     }
   }
+}
+
+/** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP. */
+export function filesSentMail(mailbox: Item): boolean {
+  return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && mailbox.auth === 'password';
+}
+
+/** The IMAP login of a mailbox (password mailboxes; OAuth comes with the OAuth connection). */
+export async function imapLoginFor(deps: Pick<Deps, 'keys'>, mailbox: Item) {
+  return {
+    host: String(mailbox.imapHost),
+    port: Number(mailbox.imapPort ?? 993),
+    user: String(mailbox.authUsername ?? mailbox.email),
+    pass: await openSecret(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id))),
+  };
 }
