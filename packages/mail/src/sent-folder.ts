@@ -1,7 +1,6 @@
-import { ImapFlow } from 'imapflow';
 import type { MailReader } from '@outbound/core/ports/mail-reader';
 import type { ServerLogin } from '@outbound/core/ports/mail';
-import { locate } from './signin.ts';
+import { imapClient, locate } from './signin.ts';
 
 /**
  * The MailReader port over imapflow: finds a Message-ID in the folder the
@@ -12,23 +11,7 @@ export function imapReader(opts: { resolver?: (host: string) => Promise<string> 
     async sentContains(login: ServerLogin, messageId: string): Promise<boolean> {
       const target = await locate({ ...login, resolver: opts.resolver });
       if (!('ip' in target)) throw new Error(`IMAP host ${login.host}: ${target.ok ? '' : target.detail}`);
-      const timeout = login.timeoutMs ?? 20_000;
-      const secure = login.port === 993;
-      const client = new ImapFlow({
-        host: target.ip,
-        port: login.port,
-        secure,
-        servername: target.servername,
-        doSTARTTLS: !secure && !target.trusted ? true : undefined,
-        auth: { user: login.user, pass: login.pass },
-        logger: false,
-        disableAutoIdle: true,
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        tls: { rejectUnauthorized: !target.trusted },
-      });
-      client.on('error', () => {});
+      const client = imapClient(login, target, login.port === 993, login.timeoutMs ?? 20_000);
       try {
         await client.connect();
         const folders = await client.list();

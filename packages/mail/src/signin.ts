@@ -115,23 +115,7 @@ export async function verifyImap(login: ServerLogin): Promise<SignInResult> {
     if (!('ip' in target)) return target;
     if (signal.aborted) return timedOut(timeoutMs);
 
-    const client = new ImapFlow({
-      host: target.ip,
-      port: login.port,
-      secure,
-      servername: target.servername,
-      // undefined = STARTTLS when offered; true = refuse to continue without it.
-      doSTARTTLS: !secure && !target.trusted ? true : undefined,
-      auth: { user: login.user, pass: login.pass },
-      logger: false,
-      disableAutoIdle: true,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-      tls: { rejectUnauthorized: !target.trusted },
-    });
-    // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
-    client.on('error', () => {});
+    const client = imapClient(login, target, secure, timeoutMs);
     const abort = () => client.close();
     signal.addEventListener('abort', abort, { once: true });
     try {
@@ -153,6 +137,32 @@ export type Target = { ip: string; servername: string | undefined; trusted: bool
  * Resolves the host once, here, so that the address judged private is the address
  * connected to (a second lookup by the library could answer differently).
  */
+/**
+ * An IMAP client under the engine's transport rules: STARTTLS whenever
+ * offered, and required (with a verified certificate) unless the address is
+ * loopback or private. Shared by the sign-in check and the Sent-folder lookup.
+ */
+export function imapClient(login: ServerLogin, target: Target, secure: boolean, timeoutMs: number): ImapFlow {
+  const client = new ImapFlow({
+    host: target.ip,
+    port: login.port,
+    secure,
+    servername: target.servername,
+    // undefined = STARTTLS when offered; true = refuse to continue without it.
+    doSTARTTLS: !secure && !target.trusted ? true : undefined,
+    auth: { user: login.user, pass: login.pass },
+    logger: false,
+    disableAutoIdle: true,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    tls: { rejectUnauthorized: !target.trusted },
+  });
+  // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
+  client.on('error', () => {});
+  return client;
+}
+
 /** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
 export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
   const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
