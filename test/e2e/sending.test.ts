@@ -23,6 +23,7 @@ beforeAll(async () => {
       'ai@ai.flow.com': 'ai-password',
       'guard@guard.flow.com': 'guard-password',
       'race@race.flow.com': 'race-password',
+      'stop@stop.flow.com': 'stop-password',
     },
   });
   ai = await startAiStub();
@@ -172,6 +173,49 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
     } finally {
       await quiet.stop();
     }
+  });
+});
+
+describe('sequence stops', () => {
+  it('a reply, an unsubscribe from the email’s own link, or an erase ends the lead’s follow-ups', async () => {
+    const api = engine.api;
+    const domain = (await api.request('POST', '/v1/domains', { domainName: 'stop.flow.com', mailingAddress: ADDRESS })).body;
+    const box = await smtpMailbox(api, domain, 'stop', smtp);
+    const campaign = (
+      await api.request('POST', '/v1/campaigns', {
+        name: 'Stops', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id],
+        // Four engine days: about seven seconds here, time to act between the emails.
+        steps: [{ waitDays: 4, body: 'Following up, {{firstName}}.' }],
+      })
+    ).body;
+    const [replied, unsubscribed, erased, control] = await addLeads(campaign.id, [
+      { email: 'replies@acme.test', firstName: 'R' },
+      { email: 'unsub@acme.test', firstName: 'U' },
+      { email: 'erase@acme.test', firstName: 'E' },
+      { email: 'control@acme.test', firstName: 'C' },
+    ]);
+    await api.request('POST', `/v1/campaigns/${campaign.id}/launch`);
+    const all = ['replies@acme.test', 'unsub@acme.test', 'erase@acme.test', 'control@acme.test'];
+    const firsts = await mailTo(all, 4);
+
+    // A reply (as the inbound reader records it): the lead moves to REPLIED.
+    const { transition } = await import('@outbound/core/lead/sequence');
+    const lead = await engine.deps.store.get({ pk: `LEAD#${replied}`, sk: 'LEAD' });
+    expect(await transition(engine.deps, lead!, 'REPLIED')).toBe(true);
+    // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
+    const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
+    const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
+    const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(click.status).toBe(200);
+    // Erasure of the third.
+    expect((await api.request('DELETE', '/v1/leads/erase', { email: 'erase@acme.test' })).body).toEqual({ erased: 1 });
+
+    await mailTo(['control@acme.test'], 2);
+    for (const id of [replied, unsubscribed, erased]) {
+      await eventually(async () => (await getJob(engine.deps, jobId(id!, 1)))?.state === 'CANCELLED', 20_000, 'the follow-up to be cancelled');
+    }
+    expect(smtp.messages.filter((m) => ['replies@acme.test', 'unsub@acme.test', 'erase@acme.test'].includes(to(m)))).toHaveLength(3);
+    void control;
   });
 });
 
