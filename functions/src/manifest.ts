@@ -80,8 +80,9 @@ export const functions = {
   },
   leads: {
     handler: 'http/leads.ts',
-    // A 50,000-row import is long work (about 4 minutes on DynamoDB Local on two cores; see docs/api.md).
-    timeoutSeconds: 300,
+    // A 50,000-row import is long work: 3 to 6 minutes on DynamoDB Local on two cores (docs/api.md).
+    // Lambda's maximum; API Gateway itself stops waiting after 30 s.
+    timeoutSeconds: 900,
     memoryMb: 1024,
     routes: [
       { method: 'GET', path: '/v1/leads' },
