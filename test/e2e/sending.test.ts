@@ -24,6 +24,7 @@ beforeAll(async () => {
       'guard@guard.flow.com': 'guard-password',
       'race@race.flow.com': 'race-password',
       'stop@stop.flow.com': 'stop-password',
+      'dlq@dlq.flow.com': 'dlq-password',
     },
   });
   ai = await startAiStub();
@@ -170,6 +171,38 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(smtp.messages.filter((m) => to(m) === 'race@acme.test')).toHaveLength(1);
       expect((await getJob(quiet.deps, id))!.state).toBe('SENT');
+    } finally {
+      await quiet.stop();
+    }
+  });
+});
+
+describe('recovery of a lost message', () => {
+  it('queues again a job whose message was lost (dead-letter queue) once, and it goes out once', async () => {
+    const quiet = await startTestEngine({ realTime: true, timeScale: SCALE, sending: false });
+    try {
+      const api = quiet.api;
+      await api.login();
+      const domain = (await api.request('POST', '/v1/domains', { domainName: 'dlq.flow.com', mailingAddress: ADDRESS })).body;
+      const box = await smtpMailbox(api, domain, 'dlq', smtp);
+      const campaign = (await api.request('POST', '/v1/campaigns', { name: 'DLQ', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id] })).body;
+      const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'dlq@acme.test', firstName: 'D' })).body;
+      await api.request('POST', `/v1/campaigns/${campaign.id}/launch`);
+      const id = jobId(lead.id, 0);
+      // The dispatcher queued it; its message then went to the dead-letter queue: the job is QUEUED with nothing in flight.
+      const { dispatch, QUEUED_STALE_MS } = await import('@outbound/core/sending/dispatcher');
+      expect((await dispatch(quiet.deps)).queued).toBe(1);
+      expect((await getJob(quiet.deps, id))!.state).toBe('QUEUED');
+      expect((await dispatch(quiet.deps)).recovered).toBe(0);
+      const later = { ...quiet.deps, wallClock: { now: () => Date.now() + QUEUED_STALE_MS + 60_000 } };
+      expect((await dispatch(later)).recovered).toBe(1);
+      // Once: the re-queue moved queuedAt, so the next tick leaves it alone.
+      expect((await dispatch(later)).recovered).toBe(0);
+      expect(await sendJob(quiet.deps, id)).toBe('sent');
+      expect(await sendJob(quiet.deps, id)).toBe('ignored');
+      await mailTo(['dlq@acme.test'], 1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(smtp.messages.filter((m) => to(m) === 'dlq@acme.test')).toHaveLength(1);
     } finally {
       await quiet.stop();
     }
