@@ -120,6 +120,29 @@ export const functions = {
     handler: 'schedules/domain-check.ts',
     timeoutSeconds: 300,
   },
+  seedInboxes: {
+    handler: 'http/seed-inboxes.ts',
+    // The sign-in check may wait 10 s, then the folders are listed.
+    timeoutSeconds: 29,
+    routes: [
+      { method: 'GET', path: '/v1/seed-inboxes' },
+      { method: 'POST', path: '/v1/seed-inboxes' },
+      { method: 'DELETE', path: '/v1/seed-inboxes/{id}' },
+    ],
+  },
+  placement: {
+    handler: 'http/placement.ts',
+    routes: [
+      { method: 'GET', path: '/v1/domains/{id}/placement-sample' },
+      { method: 'POST', path: '/v1/domains/{id}/placement-sample' },
+      { method: 'GET', path: '/v1/domains/{id}/placement-runs' },
+    ],
+  },
+  placementReader: {
+    handler: 'schedules/placement.ts',
+    // Each seed inbox read may wait 20 s on its IMAP server.
+    timeoutSeconds: 300,
+  },
   aiKeys: {
     handler: 'http/ai-keys.ts',
     routes: [
@@ -210,4 +233,6 @@ export const schedules: Record<string, ScheduleDef> = {
   dispatch: { fn: 'dispatcher', everyMinutes: 1, scaled: true },
   // Guardrail 10: every domain is checked every hour, in wall time (TIME_SCALE does not apply).
   domainCheck: { fn: 'domainCheck', everyMinutes: 60, scaled: false },
+  // Reads the seed inboxes of placement samples that are due a look, and finishes runs.
+  placement: { fn: 'placementReader', everyMinutes: 1, scaled: true },
 };

@@ -36,6 +36,8 @@ export interface SmtpServerOptions {
   authOptional?: boolean;
   /** A plaintext-only server: STARTTLS is neither advertised nor accepted. */
   noStartTls?: boolean;
+  /** Runs on each message before the server answers 250: a test can file it somewhere first (a seed's INBOX or Junk). */
+  onMessage?: (message: ReceivedMessage) => Promise<void>;
 }
 
 export interface TestSmtpServer {
@@ -94,7 +96,7 @@ export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<Tes
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw)
           .then((parsed) => {
-            messages.push({
+            const message: ReceivedMessage = {
               envelope: {
                 from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
                 to: session.envelope.rcptTo.map((r) => r.address),
@@ -107,9 +109,12 @@ export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<Tes
               messageId: parsed.messageId,
               inReplyTo: parsed.inReplyTo,
               references: parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references],
+            };
+            return Promise.resolve(opts.onMessage?.(message)).then(() => {
+              messages.push(message);
+              for (const wake of waiters) wake();
+              callback();
             });
-            for (const wake of waiters) wake();
-            callback();
           })
           .catch(callback);
       });

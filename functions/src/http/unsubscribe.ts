@@ -1,4 +1,4 @@
-import { leadOfToken, unsubscribe } from '@outbound/core/guardrails/unsubscribe';
+import { recipientOfToken, unsubscribe } from '@outbound/core/guardrails/unsubscribe';
 import { httpHandler, type HttpResult } from '../lib/middleware.ts';
 
 /**
@@ -71,7 +71,7 @@ const INVALID = page(
 
 export const handler = httpHandler({
   'GET /unsubscribe/{token}': async ({ deps, params }) =>
-    (await leadOfToken(deps, params.token ?? '')) ? answer(200, ASK) : answer(400, INVALID),
+    (await recipientOfToken(deps, params.token ?? '')) ? answer(200, ASK) : answer(400, INVALID),
   'POST /unsubscribe/{token}': async ({ deps, params }) =>
     (await unsubscribe(deps, params.token ?? '')).ok ? answer(200, DONE) : answer(400, INVALID),
 });

@@ -10,6 +10,7 @@ import { NotFoundError } from '../errors.ts';
 import * as leads from '../lead/index.ts';
 import { suppressEverywhere } from '../lead/sequence.ts';
 import type { Item } from '../ports/store.ts';
+import { seedKey } from '../seed/keys.ts';
 import { installSecret } from '../settings/index.ts';
 import * as suppression from '../suppression/index.ts';
 
@@ -73,12 +74,23 @@ export async function unsubscribeUrl(
   return `${base}/unsubscribe/${await unsubscribeToken(deps, lead.id)}`;
 }
 
-/** The lead a valid token names, or undefined (bad token, or the lead was deleted). */
-export async function leadOfToken(deps: D, token: string): Promise<Item | undefined> {
-  const leadId = await leadIdFromToken(deps, token);
-  if (leadId === undefined) return undefined;
+/**
+ * A placement sample goes to a seed inbox, not a lead; its link names the
+ * seed this way (lead ids are ULIDs and never hold a colon).
+ */
+export const seedSubject = (seedId: string) => `seed:${seedId}`;
+
+/** Whom a valid token names: a lead, or a seed inbox. Undefined for a bad token or one whose lead or seed is gone. */
+export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item } | undefined> {
+  const subject = await leadIdFromToken(deps, token);
+  if (subject === undefined) return undefined;
+  if (subject.startsWith('seed:')) {
+    const seed = await deps.store.get(seedKey(subject.slice('seed:'.length)));
+    return seed ? { email: String(seed.email) } : undefined;
+  }
   try {
-    return await leads.get(deps, leadId);
+    const lead = await leads.get(deps, subject);
+    return { email: String(lead.email), lead };
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
@@ -87,19 +99,19 @@ export async function leadOfToken(deps: D, token: string): Promise<Item | undefi
 
 /**
  * The button on the built-in page and the RFC 8058 one-click POST: puts the
- * lead's address on the install-wide suppression list and stops its sequence
- * in every campaign. Pressing twice is fine. A bad token or an unknown lead
+ * address on the install-wide suppression list and stops its sequence in
+ * every campaign. Pressing twice is fine. A bad token or an unknown lead
  * changes nothing.
  */
 export async function unsubscribe(
   deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>,
   token: string,
 ): Promise<{ ok: true; email: string } | { ok: false }> {
-  const lead = await leadOfToken(deps, token);
-  if (!lead) return { ok: false };
-  const email = String(lead.email);
+  const recipient = await recipientOfToken(deps, token);
+  if (!recipient) return { ok: false };
+  const { email, lead } = recipient;
   // Erasure already suppressed the real address and every row of it; the row now holds a placeholder.
-  if (lead.erased) return { ok: true, email };
+  if (lead?.erased) return { ok: true, email };
   await suppression.suppress(deps, email, 'unsubscribe');
   await suppressEverywhere(deps, email);
   return { ok: true, email };

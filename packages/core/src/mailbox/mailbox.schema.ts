@@ -8,14 +8,14 @@ export const MailboxStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED', 'ERROR']);
 /** What a user may set by PATCH; ERROR is the engine's word for a failed sign-in or a revoked connection. */
 export const SettableStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED'], { error: 'must be ACTIVE, WARMING or PAUSED' });
 
-const Host = z
+export const Host = z
   .string({ error: 'must be a string' })
   .trim()
   .toLowerCase()
   .min(1, { error: 'cannot be blank' })
   .max(253)
   .regex(/^[a-z0-9.-]+$|^\[?[0-9a-f:]+\]?$/, { error: 'must be a host name or an IP address' });
-const Port = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(1).max(65535, { error: 'must be a port from 1 to 65535' });
+export const Port = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(1).max(65535, { error: 'must be a port from 1 to 65535' });
 export const DailyCap = z
   .number({ error: 'must be a whole number' })
   .int({ error: 'must be a whole number' })

@@ -13,7 +13,7 @@ const DEFAULT_PORTS = { smtp: 587, imap: 993 } as const;
 const what = { smtp: 'SMTP', imap: 'IMAP' } as const;
 
 /** A plain sentence for the user; the server's own words go to the log only. */
-function sentence(kind: 'smtp' | 'imap', login: ServerLogin, result: Exclude<SignInResult, { ok: true }>): string {
+export function signInSentence(kind: 'smtp' | 'imap', login: ServerLogin, result: Exclude<SignInResult, { ok: true }>): string {
   const name = what[kind];
   switch (result.reason) {
     case 'auth':
@@ -53,5 +53,5 @@ export async function checkSignIn(deps: Pick<Deps, 'signIn' | 'log'>, input: Cre
     deps.log.warn('mailbox sign-in check failed', { server: f.kind, host: f.login.host, port: f.login.port, reason: f.result.reason, detail: f.result.detail });
   }
   const reported = failures.find((f) => f.kind === 'smtp') ?? failures[0];
-  if (reported) throw new ValidationError(sentence(reported.kind, reported.login, reported.result));
+  if (reported) throw new ValidationError(signInSentence(reported.kind, reported.login, reported.result));
 }

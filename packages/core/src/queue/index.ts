@@ -26,8 +26,10 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   const pending = n('SCHEDULED') + n('QUEUED') + n('PARKED');
   const job = (j: Record<string, unknown>, state: 'waiting' | 'active' | 'delayed') => ({
     id: j.id,
-    campaignId: j.campaignId,
-    leadId: j.leadId,
+    // A placement sample (docs/placement.md) waits in the same queue: it has a seed, not a campaign and a lead.
+    kind: j.kind === 'probe' ? 'placement' : 'campaign',
+    campaignId: j.campaignId ?? null,
+    leadId: j.leadId ?? null,
     step: j.step,
     mailboxId: j.mailboxId ?? null,
     state,

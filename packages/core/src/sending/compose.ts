@@ -102,27 +102,49 @@ export async function composeEmail(
       : `Re: ${thread.firstSubject}`;
 
   const url = await unsubscribeUrl(deps, { id: String(lead.id), email: String(lead.email) }, campaign as never);
-  const footer = buildFooter({
-    mailingAddress: domain.mailingAddress as string | null,
+  const email = wrapEmail({
+    mailbox,
+    domain,
+    to: String(lead.email),
+    subject,
+    body,
     unsubscribeUrl: url,
     aiDisclosure: aiGenerated && isEuRecipient({ email: String(lead.email), customFields: lead.customFields as Record<string, unknown> }),
+    thread: step > 0 ? thread.messageIds : undefined,
   });
+  return { aiGenerated, subject, email };
+}
 
-  const previous = thread.messageIds ?? [];
+/**
+ * What every email gets around its copy, whatever sends it (a campaign step,
+ * a placement sample): the footer with the sending domain's address and the
+ * unsubscribe link (guardrails 1 and 3; throws GuardrailError without them),
+ * the AI marker when asked, a Message-ID at the sending domain, the thread
+ * headers of a follow-up, and the RFC 8058 headers (guardrail 4).
+ */
+export function wrapEmail(p: {
+  mailbox: Item;
+  domain: Item;
+  to: string;
+  subject: string;
+  body: string;
+  unsubscribeUrl: string | undefined;
+  aiDisclosure: boolean;
+  /** Message-IDs of the thread so far (a follow-up). */
+  thread?: string[];
+}): OutgoingEmail {
+  const footer = buildFooter({ mailingAddress: p.domain.mailingAddress as string | null, unsubscribeUrl: p.unsubscribeUrl, aiDisclosure: p.aiDisclosure });
+  const previous = p.thread ?? [];
   return {
-    aiGenerated,
-    subject,
-    email: {
-      from: { name: (mailbox.senderName as string | null) ?? null, address: String(mailbox.email) },
-      to: String(lead.email),
-      subject,
-      text: `${body.trimEnd()}\n\n${footer}\n`,
-      messageId: `${newId().toLowerCase()}@${String(domain.domainName)}`,
-      ...(step > 0 && previous.length ? { inReplyTo: previous[previous.length - 1], references: previous } : {}),
-      headers: {
-        'List-Unsubscribe': `<${url}>`,
-        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-      },
+    from: { name: (p.mailbox.senderName as string | null) ?? null, address: String(p.mailbox.email) },
+    to: p.to,
+    subject: p.subject,
+    text: `${p.body.trimEnd()}\n\n${footer}\n`,
+    messageId: `${newId().toLowerCase()}@${String(p.domain.domainName)}`,
+    ...(previous.length ? { inReplyTo: previous[previous.length - 1], references: previous } : {}),
+    headers: {
+      'List-Unsubscribe': `<${p.unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   };
 }

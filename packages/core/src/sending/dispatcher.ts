@@ -4,7 +4,8 @@ import type { Item } from '../ports/store.ts';
 import { move } from './jobs.ts';
 import { CLAIMED, DUE, PLANNING, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
-import { filesSentMail, imapLoginFor, queuePaused, recordSent } from './sender.ts';
+import { filesSentMail, imapLoginFor, recordSent } from './campaign-send.ts';
+import { queuePaused } from './sender.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
@@ -91,6 +92,14 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
         { attr: 'claimId', op: '=', value: job.claimId ?? '' },
       ]);
       if (again) settled++;
+      continue;
+    }
+    if (job.kind === 'probe') {
+      // A placement sample is never sent again either: the read of its seed inbox tells whether it arrived.
+      const ok = await move(deps, job, 'FAILED', {
+        set: { lastError: 'outcome unknown: the sender stopped during the send', failedAt: new Date(deps.clock.now()).toISOString(), unknownOutcome: true, sentAtMs: job.claimedAt },
+      });
+      if (ok) settled++;
       continue;
     }
     const mailbox = job.mailboxId ? await deps.store.get(mailboxKey(String(job.mailboxId))) : undefined;

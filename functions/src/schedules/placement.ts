@@ -1,0 +1,10 @@
+import { tick } from '@outbound/core/placement/index';
+import { getDeps } from '../lib/deps.ts';
+
+/** Moves placement runs on: reads the seed inboxes that are due a look, and finishes runs whose seeds all have a verdict. */
+export async function handler() {
+  const deps = getDeps();
+  const result = await tick(deps);
+  if (result.read || result.completed) deps.log.info('placement tick', result);
+  return result;
+}

@@ -1,0 +1,16 @@
+import type { Key } from '../ports/store.ts';
+
+/**
+ * A placement run: one sample email to each seed inbox, then a read of each.
+ * Its probes are send jobs (sending/keys.ts) of kind `probe`, listed on gsi2
+ * under the run.
+ */
+export const runKey = (id: string): Key => ({ pk: `PLACEMENT#${id}`, sk: 'RUN' });
+/** gsi2: the runs of one domain, by id (ULIDs sort by start; read newest first). */
+export const domainRuns = (domainId: string) => `DOMAIN#${domainId}#PLACEMENT`;
+/** gsi3: runs not finished yet, which the placement tick moves on. */
+export const OPEN_RUNS = 'PLACEMENT#OPEN';
+/** gsi2: the probes (send jobs) of one run. */
+export const runProbes = (runId: string) => `PLACEMENT#${runId}#PROBES`;
+/** A probe's job id: the run and the seed it samples. */
+export const probeJobId = (runId: string, seedId: string) => `probe-${runId}-${seedId}`;

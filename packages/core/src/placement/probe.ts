@@ -1,0 +1,72 @@
+import type { Deps } from '../deps.ts';
+import { renderCopy } from '../copy/placeholders.ts';
+import { seedSubject, unsubscribeUrl } from '../guardrails/unsubscribe.ts';
+import type { Item } from '../ports/store.ts';
+import { seedKey } from '../seed/keys.ts';
+import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
+import { move } from '../sending/jobs.ts';
+import type { JobControl, SendOutcome, SendPlan } from '../sending/plan.ts';
+import { runKey } from './keys.ts';
+
+/** What a run sends, fixed when it starts: the campaign's first email, or the copy given. */
+export interface ProbeCopy {
+  subject: string;
+  body: string;
+  /** The campaign's own unsubscribe page, when the copy is a campaign's. */
+  unsubscribeUrlTemplate?: string | null;
+}
+
+/**
+ * The sample email to one seed inbox: the copy with placeholders filled as
+ * for a lead who gave only an address (fallbacks apply), spun, and wrapped
+ * like every email (footer, unsubscribe link, RFC 8058 headers). Never AI:
+ * a sample must not spend the customer's AI credits.
+ */
+export async function composeProbe(
+  deps: Pick<Deps, 'store' | 'keys' | 'config' | 'random'>,
+  p: { copy: ProbeCopy; seed: Item; mailbox: Item; domain: Item },
+): Promise<Composed> {
+  const to = String(p.seed.email);
+  const values = placeholderValues({ pk: '', sk: '', email: to }, p.mailbox);
+  const subject = renderCopy(p.copy.subject, values, undefined, deps.random).text.trim();
+  const body = renderCopy(p.copy.body, values, undefined, deps.random).text;
+  const url = await unsubscribeUrl(deps, { id: seedSubject(String(p.seed.id)), email: to }, { unsubscribeUrlTemplate: p.copy.unsubscribeUrlTemplate });
+  return { aiGenerated: false, subject, email: wrapEmail({ mailbox: p.mailbox, domain: p.domain, to, subject, body, unsubscribeUrl: url, aiDisclosure: false }) };
+}
+
+/**
+ * A placement probe on the send path: from the mailbox the run chose, to
+ * its seed inbox. Its outcome is written on the probe's job only: no
+ * campaign counts it, no lead moves, no breaker sees it.
+ */
+export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Promise<SendPlan | SendOutcome> {
+  const [run, seed] = await Promise.all([deps.store.get(runKey(String(job.runId))), deps.store.get(seedKey(String(job.seedId)))]);
+  if (!run) return ctl.cancel('placement run removed');
+  if (!seed) return ctl.cancel('seed inbox removed');
+  const at = () => ({ ms: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString() });
+  return {
+    mailboxIds: [String(job.mailboxId)],
+    pinned: true,
+    to: String(seed.email),
+    // A seed is the customer's own inbox, not a lead: there is no sequence to stop.
+    onSuppressed: async () => {},
+    compose: (mailbox, domain) => composeProbe(deps, { copy: run.copy as ProbeCopy, seed, mailbox, domain }),
+    async recordSent(held, _mailbox, composed) {
+      const t = at();
+      await move(deps, held, 'SENT', { set: { sentAt: t.iso, sentAtMs: t.ms, subject: composed.subject } });
+    },
+    async recordBounce(held, _mailbox, lastError) {
+      // Refused outright: the sample landed nowhere.
+      await move(deps, held, 'FAILED', {
+        set: { lastError, failedAt: at().iso, placement: 'MISSING', placementReason: "The seed inbox's mail server refused the sample." },
+      });
+    },
+    async recordUnknown(held) {
+      // Never sent again; the read of the seed inbox tells whether it arrived.
+      const t = at();
+      await move(deps, held, 'FAILED', {
+        set: { lastError: 'outcome unknown: the connection broke during the send', failedAt: t.iso, unknownOutcome: true, sentAtMs: t.ms },
+      });
+    },
+  };
+}

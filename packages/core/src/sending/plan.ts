@@ -1,0 +1,42 @@
+import type { Item } from '../ports/store.ts';
+import type { Composed } from './compose.ts';
+
+export type SendOutcome = 'sent' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
+
+/** What a planner may do with a queued job instead of sending it. */
+export interface JobControl {
+  now: number;
+  /** Back to SCHEDULED, due then (never before now). */
+  reschedule(dueAt: number, lastError?: string): Promise<SendOutcome>;
+  /** Ends the job without sending. */
+  cancel(reason: string): Promise<SendOutcome>;
+  /** Holds it until its campaign is launched again. */
+  park(): Promise<SendOutcome>;
+}
+
+/**
+ * What differs between the kinds of email the engine sends (a campaign
+ * step, a placement sample): whom it goes to, from which mailboxes, what it
+ * says, and what its outcome changes. Everything else, the guardrails
+ * included, is the one send path in sender.ts.
+ */
+export interface SendPlan {
+  /** The mailboxes it may go from, in order of preference. */
+  mailboxIds: string[];
+  /** Only these will do (a follow-up's pinned mailbox, a sample's chosen one): if one is deleted the job ends. */
+  pinned: boolean;
+  /** The recipient: refused at send time while suppressed (guardrail 3). */
+  to: string;
+  /** The campaign whose bounce breaker guards each (campaign, mailbox) pair; none for a sample. */
+  breakerCampaignId?: string;
+  /** What else stops when the recipient turns out to be suppressed. */
+  onSuppressed(): Promise<void>;
+  /** The email, from the chosen mailbox. Throws GuardrailError when a guardrail refuses it. */
+  compose(mailbox: Item, domain: Item): Promise<Composed>;
+  /** Written the moment SMTP said yes. */
+  recordSent(held: Item, mailbox: Item, composed: Composed): Promise<void>;
+  /** A 5xx at RCPT or DATA: the recipient's server refused it. */
+  recordBounce(held: Item, mailbox: Item, lastError: string): Promise<void>;
+  /** The connection broke after the message may have been taken: never resent blindly. */
+  recordUnknown(held: Item, mailbox: Item): Promise<void>;
+}
