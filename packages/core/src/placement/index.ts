@@ -273,7 +273,8 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
       if (verdict) read++;
       probes[i] = verdict ? { ...probe, ...verdict } : probe;
     } else if (state === 'SKIPPED' && !probe.placement) {
-      probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', String(probe.reason ?? probe.lastError ?? 'the sample was not sent'))) };
+      const reason = probe.state === 'CANCELLED' ? String(probe.reason ?? 'cancelled') : `The sample could not be sent (${String(probe.lastError ?? 'failed')}).`;
+      probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', reason)) };
     } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'PARKED'].includes(String(probe.state))) {
       // A QUEUED or CLAIMED probe may be in a sender's hands: the next tick settles it.
       await move(deps, probe, 'CANCELLED', { set: { reason: 'the sample was not sent within two days' } });
