@@ -21,3 +21,15 @@ export function publicFields(item: Item, hidden: string[] = []): Record<string, 
   }
   return out;
 }
+
+/** Runs `work` on every item, at most `concurrency` at once (slow servers must not make a tick outlast its Lambda). */
+export async function eachLimited<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await work(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { queryAll } from '../collections.ts';
+import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError, NotFoundError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { verb } from '../validate.ts';
@@ -45,22 +45,17 @@ export const check = verb(CheckDomain, async (deps: D, { domain, selector }) => 
  */
 export async function checkAll(deps: D & Pick<Deps, 'log'>, concurrency = 4): Promise<{ checked: number; failed: number }> {
   const items = await queryAll(deps.store, { index: 'gsi1', pk: DOMAINS });
-  let next = 0;
   let checked = 0;
   let failed = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await checkItem(deps, item);
-        checked++;
-      } catch (err) {
-        failed++;
-        deps.log.error('domain check failed', { domainId: item.id, err });
-      }
+  await eachLimited(items, concurrency, async (item) => {
+    try {
+      await checkItem(deps, item);
+      checked++;
+    } catch (err) {
+      failed++;
+      deps.log.error('domain check failed', { domainId: item.id, err });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  });
   return { checked, failed };
 }
 

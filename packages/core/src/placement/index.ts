@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { queryAll } from '../collections.ts';
+import { eachLimited, queryAll } from '../collections.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { renderCopy } from '../copy/placeholders.ts';
@@ -37,6 +37,9 @@ export const MIN_READS = 3;
 export const UNREADABLE_AFTER_MS = 24 * 60 * MINUTE;
 /** A run whose samples have not all gone out after this long ends; what did not go is left out. */
 export const RUN_TIMEOUT_MS = 48 * 60 * MINUTE;
+/** Seeds read at once; each read may wait on its IMAP server (READ_TIMEOUT_MS). */
+const READ_CONCURRENCY = 8;
+const READ_TIMEOUT_MS = 15_000;
 /** Seeds sampled per run: the run and its probes are written in one transaction. */
 export const MAX_SEEDS = 50;
 
@@ -266,7 +269,7 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
   const probes = await queryAll(deps.store, { index: 'gsi2', pk: runProbes(String(run.id)) });
   let read = 0;
   const timedOut = now - Number(run.startedAtMs) > RUN_TIMEOUT_MS;
-  for (const [i, probe] of probes.entries()) {
+  await eachLimited(probes, READ_CONCURRENCY, async (probe, i) => {
     const state = probeState(probe);
     if (state === 'READING') {
       const verdict = await look(deps, probe, now);
@@ -279,7 +282,7 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
       // A QUEUED or CLAIMED probe may be in a sender's hands: the next tick settles it.
       await move(deps, probe, 'CANCELLED', { set: { reason: 'the sample was not sent within two days' } });
     }
-  }
+  });
   if (probes.some((p) => !p.placement)) return { read, completed: false };
   return { read, completed: await complete(deps, run, probes) };
 }
@@ -311,7 +314,7 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
   const reads = Number(probe.reads ?? 0) + 1;
   let found: Placement;
   try {
-    found = await deps.mailReader.placementOf(await seeds.loginOf(deps, seed), String(probe.messageId), String(seed.spamFolder));
+    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, String(probe.messageId), String(seed.spamFolder));
   } catch (err) {
     deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
     if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
