@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJob } from '@outbound/core/sending/jobs';
+import { getJob, move } from '@outbound/core/sending/jobs';
 import { dispatch } from '@outbound/core/sending/dispatcher';
 import { probeJobId } from '@outbound/core/placement/keys';
 import { tick } from '@outbound/core/placement/index';
+import { pairKey } from '@outbound/core/guardrails/breaker.keys';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, eventually, smtpMailbox } from '../helpers/fixtures.ts';
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   dovecot = await startDovecot(Object.fromEntries([...Object.keys(FILED), ...SLOW].map((seed) => [seed, PASS])));
   dropping = await startFaultySmtpServer({ users: { 'd@slow.com': 'd-password' }, dropAfterData: true });
   smtp = await startSmtpServer({
-    users: { 'a@place.com': 'a-password', 'b@place.com': 'b-password', 'c@other.com': 'c-password', 'e@slow.com': 'e-password', 'f@slow.com': 'f-password' },
+    users: { 'a@place.com': 'a-password', 'b@place.com': 'b-password', 'c@other.com': 'c-password', 'e@slow.com': 'e-password', 'f@slow.com': 'f-password', 'g@crash.com': 'g-password' },
     // Filed before the server says 250, so the seed holds it by the time the engine records the send.
     onMessage: async (m: ReceivedMessage) => {
       const seed = m.envelope.to[0]!;
@@ -131,11 +132,13 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     for (const [email, provider] of [['inbox@gseeds.test', 'GOOGLE'], ['spam@gseeds.test', 'GOOGLE'], ['lost@mseeds.test', 'MICROSOFT'], ['inbox@mseeds.test', 'MICROSOFT']]) {
       expect((await api.request('POST', '/v1/seed-inboxes', seedBody(email!, provider!))).status).toBe(201);
     }
-    const c1 = await campaign(api, { mailboxIds: [a.id] });
+    // A launched campaign of the domain: its first email is what the seeds get.
+    const c1 = await campaign(api, { mailboxIds: [a.id, b.id] });
+    expect((await api.request('POST', `/v1/campaigns/${c1.id}/launch`)).status).toBe(200);
 
-    const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`, {});
+    const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`, { campaignId: c1.id });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ domainId: domain.id, status: 'SENDING', seeds: 4, sent: 0, rollup: null });
+    expect(started.body).toMatchObject({ domainId: domain.id, status: 'SENDING', campaignId: c1.id, seeds: 4, sent: 0, rollup: null });
     expect(started.body.probes.map((p: { state: string }) => p.state)).toEqual(['WAITING', 'WAITING', 'WAITING', 'WAITING']);
     // The domain's mailboxes take turns.
     expect(started.body.probes.map((p: { mailboxId: string }) => p.mailboxId)).toEqual([a.id, b.id, a.id, b.id]);
@@ -168,7 +171,9 @@ describe('a placement sample', { timeout: 120_000 }, () => {
       expect(['a@place.com', 'b@place.com']).toContain(m.envelope.from);
       expect(m.text).toContain('1 Main St');
       expect(m.text).toMatch(/Unsubscribe: http:\/\/localhost:\d+\/unsubscribe\//);
-      expect(m.text).toContain('Hi there,');
+      // The campaign's copy, filled as for a lead who gave only an address.
+      expect(m.subject).toMatch(/^(Quick|Short) question, there$/);
+      expect(m.text).toContain('Hi there,\n\nI noticed');
       expect(String(header(m, 'list-unsubscribe-post'))).toBe('List-Unsubscribe=One-Click');
       expect(m.messageId).toMatch(/@place\.com>$/);
     }
@@ -179,13 +184,17 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     };
     expect(Math.abs((await sentAt('lost@mseeds.test')) - (await sentAt('inbox@gseeds.test')))).toBeGreaterThanOrEqual(480_000);
 
-    // Never a campaign send: no campaign counted it, and no lead was made.
-    const listed = (await api.request('GET', '/v1/campaigns')).body.find((c: { id: string }) => c.id === c1.id);
-    expect(listed.sentCount).toBe(0);
+    // Never a campaign send, though it carried the campaign's copy: the campaign counted nothing, no lead
+    // was made, and the bounce breaker of the campaign's mailboxes saw nothing.
+    const listed = (await api.request('GET', `/v1/campaigns/${c1.id}`)).body;
+    expect(listed).toMatchObject({ status: 'ACTIVE', sentCount: 0 });
     expect((await api.request('GET', '/v1/leads')).body).toMatchObject({ leads: [], total: 0 });
+    for (const box of [a, b]) expect(await engine.deps.store.get(pairKey(c1.id, box.id))).toBeUndefined();
+    // The queue shows what it did: placement sends, finished.
+    expect((await api.request('GET', '/v1/queue/status')).body.counts.completed).toBe(4);
   });
 
-  it("follows an unsubscribe from a sample's own link: the seed is refused at send time, and left out of the next rollup", async () => {
+  it("follows an unsubscribe from a sample's own link: the seed gets no more samples and is left out of the next rollup", async () => {
     const api = engine.api;
     const domain = (await api.request('GET', '/v1/domains')).body.find((d: { domainName: string }) => d.domainName === 'place.com');
     const sample = smtp.messages.find((m) => m.envelope.to[0] === 'inbox@mseeds.test')!;
@@ -196,18 +205,29 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     expect(click.status).toBe(200);
 
+    const seedRow = (await api.request('GET', '/v1/seed-inboxes')).body.find((x: { email: string }) => x.email === 'inbox@mseeds.test');
+    expect(seedRow.unsubscribedAt).toEqual(expect.any(String));
+    // The customer's own address is not put on the permanent suppression list: it can still be a lead.
+    const draft = await campaign(api, { name: 'Draft' });
+    expect((await api.request('POST', '/v1/leads', { campaignId: draft.id, email: 'inbox@mseeds.test' })).status).toBe(201);
+
     const before = smtp.messages.length;
     const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`, { subject: 'Placement {check|test}', body: 'Hello {{firstName}}, just checking where this lands.' });
     expect(started.status).toBe(202);
     const run = await finishedRun(domain.id);
     const skipped = run.probes.find((p: { seedEmail: string }) => p.seedEmail === 'inbox@mseeds.test');
-    expect(skipped).toMatchObject({ state: 'SKIPPED', reason: 'address suppressed' });
+    expect(skipped).toMatchObject({ state: 'SKIPPED', reason: 'The seed inbox unsubscribed from samples: delete it and add it again to sample it.' });
     expect(smtp.messages.slice(before).map((m) => m.envelope.to[0]).sort()).toEqual(['inbox@gseeds.test', 'lost@mseeds.test', 'spam@gseeds.test']);
     expect(smtp.messages.slice(before).every((m) => m.subject === 'Placement check' || m.subject === 'Placement test')).toBe(true);
 
     const rollup = (await api.request('GET', `/v1/domains/${domain.id}/placement-sample`)).body;
     expect(rollup).toMatchObject({ sampledAt: started.body.startedAt, sampleSize: 3, inbox: 1, spam: 1, missing: 1 });
     expect(rollup.byProvider).toEqual({ GOOGLE: { inbox: 1, spam: 1, missing: 0 }, MICROSOFT: { inbox: 0, spam: 0, missing: 1 } });
+
+    // Added again, the seed is sampled again.
+    expect((await api.request('DELETE', `/v1/seed-inboxes/${seedRow.id}`)).status).toBe(204);
+    const readded = await api.request('POST', '/v1/seed-inboxes', seedBody('inbox@mseeds.test', 'MICROSOFT'));
+    expect(readded.body.unsubscribedAt).toBeNull();
   });
 
   it('is refused without a mailing address (guardrail 1), for an unknown domain, and for copy that is not valid', async () => {
@@ -317,5 +337,38 @@ describe('reading the seeds', { timeout: 120_000 }, () => {
     // The interrupted sample went over SMTP once, and was never sent again.
     expect(dropping.messages.filter((raw) => /^To: doubt@lseeds\.test/m.test(raw))).toHaveLength(1);
     expect(smtp.messages.filter((m) => m.envelope.to[0] === 'doubt@lseeds.test')).toHaveLength(0);
+  });
+
+  it('settles a sample whose sender died mid-send without sending it again, and leaves it out when it never arrived', async () => {
+    const api = slow.api;
+    const MINUTE = 60_000;
+    const domain = await domainWithAddress(api, 'crash.com');
+    await smtpMailbox(api, domain, 'g', smtp);
+    // With the queue paused no dispatcher or sender of the engine touches the probes; dead claims are still settled.
+    expect((await api.request('POST', '/v1/queue/pause', { paused: true })).status).toBe(200);
+    const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`);
+    expect(started.status).toBe(202);
+    const seed = started.body.probes.find((p: { seedEmail: string }) => p.seedEmail === 'never@lseeds.test');
+    const id = probeJobId(started.body.id, seed.seedId);
+
+    // A sender claimed it and began SMTP, then died: the claim is left behind.
+    const queued = (await getJob(slow.deps, id))!;
+    expect(await move(slow.deps, queued, 'QUEUED')).toBe(true);
+    const claimedAt = slow.deps.clock.now();
+    expect(await move(slow.deps, { ...queued, state: 'QUEUED' }, 'CLAIMED', { set: { claimId: 'dead', messageId: 'dead-sender@crash.com', claimedAt }, wallNow: slow.wallClock.now() })).toBe(true);
+    await slow.deps.store.update({ pk: queued.pk, sk: queued.sk }, { set: { smtpStartedAt: slow.wallClock.now() } });
+
+    // Eleven minutes on by the wall, the dispatcher finds the dead claim: never resent, the seed will tell.
+    await dispatch({ ...slow.deps, wallClock: { now: () => slow.wallClock.now() + 11 * MINUTE } });
+    expect(await getJob(slow.deps, id)).toMatchObject({ state: 'FAILED', unknownOutcome: true, sentAtMs: claimedAt });
+
+    for (const step of [6, 5, 5, 15]) {
+      slow.wallClock.advance(step * MINUTE);
+      await tick(slow.deps);
+    }
+    expect(await getJob(slow.deps, id)).toMatchObject({ placement: 'SKIPPED', placementReason: 'The send was interrupted and the sample never arrived.' });
+    // Nothing of this run ever went to that seed.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.messages.filter((m) => m.envelope.to[0] === 'never@lseeds.test' && m.messageId!.includes('@crash.com'))).toEqual([]);
   });
 });

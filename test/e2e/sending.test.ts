@@ -4,7 +4,9 @@ import { sendJob } from '@outbound/core/sending/sender';
 import { getJob } from '@outbound/core/sending/jobs';
 import { AI_DISCLOSURE } from '@outbound/core/guardrails/disclosure';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { eventually, smtpMailbox } from '../helpers/fixtures.ts';
+import { eventually, mailbox, smtpMailbox } from '../helpers/fixtures.ts';
+import * as suppression from '@outbound/core/suppression/index';
+import { campaignKey } from '@outbound/core/campaign/keys';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startAiStub, type AiStub } from '../helpers/ai-stub.ts';
 
@@ -317,5 +319,32 @@ describe('guardrails on the send path', () => {
     await api.request('PATCH', `/v1/domains/${domain.id}`, { mailingAddress: '9 Side St\nDover' });
     const [mail] = await mailTo(['nofooter@acme.test'], 1);
     expect(mail!.text).toContain('9 Side St\nDover\nUnsubscribe:');
+  });
+
+  it('stops a suppressed address before anything else can hold or end its sequence', async () => {
+    // Without its own sender, so the job waits for this test.
+    const quiet = await startTestEngine({ realTime: true, timeScale: SCALE, sending: false });
+    try {
+      const api = quiet.api;
+      await api.login();
+      const domain = (await api.request('POST', '/v1/domains', { domainName: 'sup.flow.com', mailingAddress: ADDRESS })).body;
+      const box = await mailbox(api, domain, 'sup');
+      const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Sup', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}.', mailboxIds: [box.id] })).body;
+      const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'late-unsub@acme.test', firstName: 'L' })).body;
+      expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
+      // The address lands on the list from elsewhere before this lead's row catches up, and the campaign
+      // has lost its mailbox: the suppression must win over "wait for a mailbox".
+      await suppression.suppress(quiet.deps, 'late-unsub@acme.test', 'unsubscribe');
+      await quiet.deps.store.update(campaignKey(campaign.id), { set: { mailboxIds: [] } });
+      const id = jobId(lead.id, 0);
+      const job = (await getJob(quiet.deps, id))!;
+      await quiet.deps.store.update({ pk: job.pk, sk: job.sk }, { set: { state: 'QUEUED' } });
+      expect(await sendJob(quiet.deps, id)).toBe('cancelled');
+      expect(await getJob(quiet.deps, id)).toMatchObject({ state: 'CANCELLED', reason: 'address suppressed' });
+      const leads = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}`)).body.leads;
+      expect(leads[0]).toMatchObject({ email: 'late-unsub@acme.test', status: 'SUPPRESSED' });
+    } finally {
+      await quiet.stop();
+    }
   });
 });

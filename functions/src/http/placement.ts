@@ -6,7 +6,7 @@ export const handler = httpHandler({
   // Accepted, not done: the samples go out at the mailboxes' cadence and are read minutes later.
   'POST /v1/domains/{id}/placement-sample': async ({ deps, params, body }) => ({
     status: 202,
-    body: await placement.start(deps, { ...((body ?? {}) as object), domainId: params.id }),
+    body: await placement.start(deps, params.id!, body),
   }),
   'GET /v1/domains/{id}/placement-runs': async ({ deps, params }) => ({ status: 200, body: await placement.runs(deps, params.id!) }),
 });

@@ -44,7 +44,7 @@ async function world(deps: D) {
 }
 
 const toDomain = (item: Item, used: UsedBy) => ({
-  ...publicFields(item),
+  ...publicFields(item, ['placementRunId', 'placementSample']),
   redirectUrl: item.redirectUrl ?? null,
   dkimSelector: item.dkimSelector ?? null,
   label: item.label ?? null,

@@ -81,12 +81,12 @@ export async function unsubscribeUrl(
 export const seedSubject = (seedId: string) => `seed:${seedId}`;
 
 /** Whom a valid token names: a lead, or a seed inbox. Undefined for a bad token or one whose lead or seed is gone. */
-export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item } | undefined> {
+export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item; seed?: Item } | undefined> {
   const subject = await leadIdFromToken(deps, token);
   if (subject === undefined) return undefined;
   if (subject.startsWith('seed:')) {
     const seed = await deps.store.get(seedKey(subject.slice('seed:'.length)));
-    return seed ? { email: String(seed.email) } : undefined;
+    return seed ? { email: String(seed.email), seed } : undefined;
   }
   try {
     const lead = await leads.get(deps, subject);
@@ -101,7 +101,7 @@ export async function recipientOfToken(deps: D, token: string): Promise<{ email:
  * The button on the built-in page and the RFC 8058 one-click POST: puts the
  * address on the install-wide suppression list and stops its sequence in
  * every campaign. Pressing twice is fine. A bad token or an unknown lead
- * changes nothing.
+ * changes nothing. A placement sample's link stops that seed's samples.
  */
 export async function unsubscribe(
   deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>,
@@ -109,7 +109,15 @@ export async function unsubscribe(
 ): Promise<{ ok: true; email: string } | { ok: false }> {
   const recipient = await recipientOfToken(deps, token);
   if (!recipient) return { ok: false };
-  const { email, lead } = recipient;
+  const { email, lead, seed } = recipient;
+  if (seed) {
+    // A seed is the customer's own inbox, not a lead: the click stops its samples (shown on the seed, undone by
+    // adding it again) instead of putting the customer's address on the permanent suppression list.
+    await deps.store.update(seedKey(String(seed.id)), { set: { unsubscribedAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: true } }).catch((err) => {
+      if ((err as Error).name !== 'ConditionFailedError') throw err;
+    });
+    return { ok: true, email };
+  }
   // Erasure already suppressed the real address and every row of it; the row now holds a placeholder.
   if (lead?.erased) return { ok: true, email };
   await suppression.suppress(deps, email, 'unsubscribe');

@@ -21,7 +21,7 @@ import * as seeds from '../seed/index.ts';
 import { seedKey } from '../seed/keys.ts';
 import { dueIndex, jobKey, queueCounterKey, stateCounter } from '../sending/keys.ts';
 import { foldCounters, move } from '../sending/jobs.ts';
-import { verb } from '../validate.ts';
+import { parse } from '../validate.ts';
 import { domainRuns, OPEN_RUNS, probeJobId, runKey, runProbes } from './keys.ts';
 import type { ProbeCopy } from './probe.ts';
 
@@ -53,7 +53,6 @@ export const DEFAULT_COPY: ProbeCopy = {
 
 export const StartSample = z
   .strictObject({
-    domainId: z.string(),
     campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'cannot be blank' }).optional(),
     subject: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(998).optional(),
     body: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(100_000).optional(),
@@ -113,9 +112,11 @@ async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typ
  * the domain's previous run is still going. Each seed gets one probe, from
  * the domain's sending mailboxes in turn, due now: the cadence spaces them.
  */
-export const start = verb(StartSample, async (deps: Deps, input) => {
-  const domain = await deps.store.get(domainKey(input.domainId));
-  if (!domain) throw new NotFoundError(`There is no domain ${input.domainId}.`);
+export async function start(deps: Deps, domainId: string, body: unknown) {
+  // An unknown domain is 404 whatever the body says.
+  const domain = await deps.store.get(domainKey(domainId));
+  if (!domain) throw new NotFoundError(`There is no domain ${domainId}.`);
+  const input = { ...parse(StartSample, body ?? {}), domainId };
   const name = String(domain.domainName);
   if (!String(domain.mailingAddress ?? '').trim()) {
     throw new ValidationError(`${name} has no mailing address, and every email carries it in its footer: add one before sampling placement.`);
@@ -189,7 +190,7 @@ export const start = verb(StartSample, async (deps: Deps, input) => {
   }
   deps.log.info('placement run started', { runId: id, domainId: input.domainId, seeds: probes.length, mailboxes: mailboxes.length });
   return toRun(run, probes);
-});
+}
 
 /** A run as the API shows it: its state, and each seed's. */
 function toRun(run: Item, probes: Item[]) {
@@ -278,8 +279,9 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
     } else if (state === 'SKIPPED' && !probe.placement) {
       const reason = probe.state === 'CANCELLED' ? String(probe.reason ?? 'cancelled') : `The sample could not be sent (${String(probe.lastError ?? 'failed')}).`;
       probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', reason)) };
-    } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'PARKED'].includes(String(probe.state))) {
-      // A QUEUED or CLAIMED probe may be in a sender's hands: the next tick settles it.
+    } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'QUEUED', 'PARKED'].includes(String(probe.state))) {
+      // Conditional on the state it had: a sender claiming it at this moment wins, or this does. A CLAIMED
+      // probe is settled by the sender or, if the sender died, by the dispatcher.
       await move(deps, probe, 'CANCELLED', { set: { reason: 'the sample was not sent within two days' } });
     }
   });
@@ -309,6 +311,16 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
   const sentAt = Number(probe.sentAtMs ?? probe.claimedAt ?? 0);
   if (now < sentAt + READ_DELAY_MS) return undefined;
   if (probe.lastReadAt !== undefined && now < Number(probe.lastReadAt) + READ_EVERY_MS) return undefined;
+  // The look is booked before the IMAP login, so two ticks running at once never sign in to one seed together.
+  try {
+    await deps.store.update(jobKey(String(probe.id)), {
+      set: { lastReadAt: now },
+      if: probe.lastReadAt === undefined ? { attr: 'lastReadAt', exists: false } : { attr: 'lastReadAt', op: '=', value: probe.lastReadAt },
+    });
+  } catch (err) {
+    if ((err as Error).name === 'ConditionFailedError') return undefined;
+    throw err;
+  }
   const seed = await deps.store.get(seedKey(String(probe.seedId)));
   if (!seed) return settle(deps, probe, 'SKIPPED', 'The seed inbox was removed before it was read.');
   const reads = Number(probe.reads ?? 0) + 1;
@@ -318,7 +330,7 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
   } catch (err) {
     deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
     if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
-    await deps.store.update(jobKey(String(probe.id)), { set: { lastReadAt: now, lastError: 'The seed inbox could not be read; trying again.' } });
+    await deps.store.update(jobKey(String(probe.id)), { set: { lastError: 'The seed inbox could not be read; trying again.' } });
     return undefined;
   }
   if (found !== 'MISSING') return settle(deps, probe, found);
@@ -328,7 +340,7 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
       ? settle(deps, probe, 'SKIPPED', 'The send was interrupted and the sample never arrived.')
       : settle(deps, probe, 'MISSING', 'Not in the inbox or the spam folder.');
   }
-  await deps.store.update(jobKey(String(probe.id)), { set: { lastReadAt: now, reads } });
+  await deps.store.update(jobKey(String(probe.id)), { set: { reads } });
   return undefined;
 }
 

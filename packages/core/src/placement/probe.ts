@@ -43,6 +43,7 @@ export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Pro
   const [run, seed] = await Promise.all([deps.store.get(runKey(String(job.runId))), deps.store.get(seedKey(String(job.seedId)))]);
   if (!run) return ctl.cancel('placement run removed');
   if (!seed) return ctl.cancel('seed inbox removed');
+  if (seed.unsubscribedAt) return ctl.cancel('The seed inbox unsubscribed from samples: delete it and add it again to sample it.');
   const at = () => ({ ms: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString() });
   return {
     mailboxIds: [String(job.mailboxId)],
@@ -56,9 +57,10 @@ export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Pro
       await move(deps, held, 'SENT', { set: { sentAt: t.iso, sentAtMs: t.ms, subject: composed.subject } });
     },
     async recordBounce(held, _mailbox, lastError) {
-      // Refused outright: the sample landed nowhere.
+      // The 5xx came from the sending mailbox's own server (a quota, a policy), not from the seed's provider,
+      // so it says nothing about where the sample would have landed.
       await move(deps, held, 'FAILED', {
-        set: { lastError, failedAt: at().iso, placement: 'MISSING', placementReason: "The seed inbox's mail server refused the sample." },
+        set: { lastError, failedAt: at().iso, placement: 'SKIPPED', placementReason: `The sending mailbox's server refused the sample (${lastError}).` },
       });
     },
     async recordUnknown(held) {

@@ -26,7 +26,12 @@ const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
 ];
 
 /** The public shape: no password, no keys. */
-export const toSeed = (item: Item) => ({ ...publicFields(item), username: item.username ?? null });
+export const toSeed = (item: Item) => ({
+  ...publicFields(item),
+  username: item.username ?? null,
+  /** Set when the unsubscribe link of a sample was pressed in this seed: its samples stop until it is added again. */
+  unsubscribedAt: item.unsubscribedAt ?? null,
+});
 
 export const passwordContext = (seedId: string) => ({ purpose: 'seed-password', seedId });
 

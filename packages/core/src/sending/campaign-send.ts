@@ -37,6 +37,11 @@ export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): 
   const lead = await deps.store.get(leadKey(String(job.leadId)));
   if (!lead) return ctl.cancel('lead deleted');
   if (lead.erased || FINAL.has(String(lead.status))) return ctl.cancel(`lead ${String(lead.status).toLowerCase()}`);
+  // Before anything that could end or hold the sequence another way: a suppressed address stops the lead everywhere.
+  if (await suppression.isSuppressed(deps, String(lead.email))) {
+    await suppressEverywhere(deps, String(lead.email));
+    return ctl.cancel('address suppressed');
+  }
 
   const step = Number(job.step);
   const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
