@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConditionFailedError, TransactionFailedError, ValidationError } from '@outbound/core/errors';
 import { assertLocal, ensureTable, localDynamoClient } from '@outbound/local/dynamo-local';
 
@@ -99,5 +100,42 @@ describe('DynamoStore on DynamoDB Local', () => {
       cursor = page.cursor;
     } while (cursor);
     expect(count).toBe(60);
+  });
+
+  it('tries a transaction cancelled by a conflict again with the same request token, so it applies once', async () => {
+    // DynamoDB Local never reports TransactionConflict: two cancellations are injected in front of the real call.
+    const faulty = localDynamoClient(endpoint);
+    const tokens: string[] = [];
+    let conflicts = 2;
+    faulty.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') {
+          tokens.push(String((args.input as { ClientRequestToken?: string }).ClientRequestToken));
+          if (conflicts-- > 0) {
+            throw new TransactionCanceledException({
+              message: 'Transaction cancelled',
+              $metadata: {},
+              CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+            });
+          }
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'injectConflicts' },
+    );
+    const conflicted = new DynamoStore(faulty, (store as unknown as { table: string }).table);
+    try {
+      const key = { pk: 'CONFLICT#1', sk: 'C' };
+      await conflicted.transact([{ put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } }, { update: key, change: { add: { n: 1 } } }]);
+      expect(tokens).toHaveLength(3);
+      expect(new Set(tokens).size).toBe(1);
+      expect((await store.get(key))?.n).toBe(1);
+      // A condition that fails is not a conflict: it is reported at once, not tried again.
+      tokens.length = 0;
+      await expect(conflicted.transact([{ put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } }])).rejects.toBeInstanceOf(TransactionFailedError);
+      expect(tokens).toHaveLength(1);
+    } finally {
+      faulty.destroy();
+    }
   });
 });
