@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJob, move } from '@outbound/core/sending/jobs';
 import { dispatch } from '@outbound/core/sending/dispatcher';
 import { probeJobId } from '@outbound/core/placement/keys';
-import { tick } from '@outbound/core/placement/index';
+import { tick } from '@outbound/core/placement/reader';
 import { pairKey } from '@outbound/core/guardrails/breaker.keys';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, eventually, smtpMailbox } from '../helpers/fixtures.ts';

@@ -1,4 +1,4 @@
-import { tick } from '@outbound/core/placement/index';
+import { tick } from '@outbound/core/placement/reader';
 import { getDeps } from '../lib/deps.ts';
 
 /** Moves placement runs on: reads the seed inboxes that are due a look, and finishes runs whose seeds all have a verdict. */

@@ -8,38 +8,23 @@
  */
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { eachLimited, queryAll } from '../collections.ts';
+import { queryAll } from '../collections.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { renderCopy } from '../copy/placeholders.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { domainKey } from '../domain/keys.ts';
 import { domainMailboxes } from '../mailbox/keys.ts';
-import type { Placement } from '../ports/mail-reader.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as seeds from '../seed/index.ts';
-import { seedKey } from '../seed/keys.ts';
 import { dueIndex, jobKey, queueCounterKey, stateCounter } from '../sending/keys.ts';
-import { foldCounters, move } from '../sending/jobs.ts';
+import { foldCounters } from '../sending/jobs.ts';
 import { parse } from '../validate.ts';
 import { domainRuns, OPEN_RUNS, probeJobId, runKey, runProbes } from './keys.ts';
 import type { ProbeCopy } from './probe.ts';
+import { StartSample, type PlacementRollup } from './placement.schema.ts';
+import { probeState } from './reader.ts';
 
-const MINUTE = 60_000;
-/** The first look at a seed, after the sample was sent (engine time): providers file within seconds, greylisting within minutes. */
-export const READ_DELAY_MS = 5 * MINUTE;
-/** Between two looks at a seed that did not show the sample yet. */
-export const READ_EVERY_MS = 5 * MINUTE;
-/** Not found this long after the send, in at least MIN_READS looks: missing. */
-export const MISSING_AFTER_MS = 30 * MINUTE;
-export const MIN_READS = 3;
-/** A seed that cannot be read for this long is left out of the sample rather than counted missing. */
-export const UNREADABLE_AFTER_MS = 24 * 60 * MINUTE;
-/** A run whose samples have not all gone out after this long ends; what did not go is left out. */
-export const RUN_TIMEOUT_MS = 48 * 60 * MINUTE;
-/** Seeds read at once; each read may wait on its IMAP server (READ_TIMEOUT_MS). */
-const READ_CONCURRENCY = 8;
-const READ_TIMEOUT_MS = 15_000;
 /** Seeds sampled per run: the run and its probes are written in one transaction. */
 export const MAX_SEEDS = 50;
 
@@ -50,33 +35,6 @@ export const DEFAULT_COPY: ProbeCopy = {
   subject: '{Quick question|A quick question}',
   body: 'Hi {{firstName}},\n\nI am reaching out to ask whether a short call next week would be useful to you. If it is, just reply and suggest a time.\n\nBest regards,\n{{senderName}}',
 };
-
-export const StartSample = z
-  .strictObject({
-    campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'cannot be blank' }).optional(),
-    subject: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(998).optional(),
-    body: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(100_000).optional(),
-  })
-  .refine((v) => !v.campaignId || (v.subject === undefined && v.body === undefined), { error: 'Give a campaignId or a subject and body, not both.' })
-  .refine((v) => (v.subject === undefined) === (v.body === undefined), { error: 'Give a subject and a body together.' });
-
-export type PlacementCounts = { inbox: number; spam: number; missing: number };
-export interface PlacementRollup extends PlacementCounts {
-  domainId: string;
-  sampledAt: string | null;
-  sampleSize: number;
-  byProvider: Record<string, PlacementCounts>;
-}
-
-/** What a probe tells at present: still to send, sent and being read, or its verdict. */
-type ProbeState = 'WAITING' | 'READING' | Placement | 'SKIPPED';
-
-function probeState(job: Item): ProbeState {
-  if (job.placement) return job.placement as ProbeState;
-  if (job.state === 'SENT' || (job.state === 'FAILED' && job.unknownOutcome)) return 'READING';
-  if (job.state === 'FAILED' || job.state === 'CANCELLED') return 'SKIPPED';
-  return 'WAITING';
-}
 
 async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typeof StartSample>): Promise<ProbeCopy & { campaignId?: string }> {
   let copy: ProbeCopy & { campaignId?: string } = DEFAULT_COPY;
@@ -234,144 +192,3 @@ export async function runs(deps: Pick<Deps, 'store'>, domainId: string, limit = 
   return Promise.all(page.items.map(async (run) => toRun(run, await queryAll(deps.store, { index: 'gsi2', pk: runProbes(String(run.id)) }))));
 }
 
-/** Counts the probes with a verdict: sampleSize is inbox + spam + missing; skipped probes say nothing about placement. */
-export function rollup(domainId: string, sampledAt: string, probes: { provider: string; placement: ProbeState }[]): PlacementRollup {
-  const out: PlacementRollup = { domainId, sampledAt, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} };
-  const field = { INBOX: 'inbox', SPAM: 'spam', MISSING: 'missing' } as const;
-  for (const p of probes) {
-    if (!(p.placement in field)) continue;
-    const k = field[p.placement as Placement];
-    const provider = (out.byProvider[p.provider] ??= { inbox: 0, spam: 0, missing: 0 });
-    provider[k]++;
-    out[k]++;
-    out.sampleSize++;
-  }
-  return out;
-}
-
-/**
- * One placement tick (on the dispatcher's schedule): every open run moves
- * on. Sent probes whose seed is due a look are read; a run whose probes all
- * have a verdict is finished and its rollup stored on the domain.
- */
-export async function tick(deps: Deps): Promise<{ read: number; completed: number }> {
-  let read = 0;
-  let completed = 0;
-  for (const run of await queryAll(deps.store, { index: 'gsi3', pk: OPEN_RUNS })) {
-    const r = await advance(deps, run);
-    read += r.read;
-    if (r.completed) completed++;
-  }
-  return { read, completed };
-}
-
-async function advance(deps: Deps, run: Item): Promise<{ read: number; completed: boolean }> {
-  const now = deps.clock.now();
-  const probes = await queryAll(deps.store, { index: 'gsi2', pk: runProbes(String(run.id)) });
-  let read = 0;
-  const timedOut = now - Number(run.startedAtMs) > RUN_TIMEOUT_MS;
-  await eachLimited(probes, READ_CONCURRENCY, async (probe, i) => {
-    const state = probeState(probe);
-    if (state === 'READING') {
-      const verdict = await look(deps, probe, now);
-      if (verdict) read++;
-      probes[i] = verdict ? { ...probe, ...verdict } : probe;
-    } else if (state === 'SKIPPED' && !probe.placement) {
-      const reason = probe.state === 'CANCELLED' ? String(probe.reason ?? 'cancelled') : `The sample could not be sent (${String(probe.lastError ?? 'failed')}).`;
-      probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', reason)) };
-    } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'QUEUED', 'PARKED'].includes(String(probe.state))) {
-      // Conditional on the state it had: a sender claiming it at this moment wins, or this does. A CLAIMED
-      // probe is settled by the sender or, if the sender died, by the dispatcher.
-      await move(deps, probe, 'CANCELLED', { set: { reason: 'the sample was not sent within two days' } });
-    }
-  });
-  if (probes.some((p) => !p.placement)) return { read, completed: false };
-  return { read, completed: await complete(deps, run, probes) };
-}
-
-/** Writes a probe's verdict once (a second tick reading the same probe writes nothing). */
-async function settle(deps: Pick<Deps, 'store'>, probe: Item, placement: ProbeState, reason?: string): Promise<Partial<Item>> {
-  const set = { placement, ...(reason ? { placementReason: reason } : {}) };
-  try {
-    await deps.store.update(jobKey(String(probe.id)), { set, if: { attr: 'placement', exists: false } });
-  } catch (err) {
-    if ((err as Error).name !== 'ConditionFailedError') throw err;
-  }
-  return set;
-}
-
-/**
- * A look at the seed inbox a probe went to. Found in the inbox or spam: that
- * is the verdict. Not found: looked at again later, and missing once enough
- * time and looks have passed. The seed cannot be read: tried again, and left
- * out of the sample after a day rather than counted missing. Returns the
- * verdict written, if any.
- */
-async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item> | undefined> {
-  const sentAt = Number(probe.sentAtMs ?? probe.claimedAt ?? 0);
-  if (now < sentAt + READ_DELAY_MS) return undefined;
-  if (probe.lastReadAt !== undefined && now < Number(probe.lastReadAt) + READ_EVERY_MS) return undefined;
-  // The look is booked before the IMAP login, so two ticks running at once never sign in to one seed together.
-  try {
-    await deps.store.update(jobKey(String(probe.id)), {
-      set: { lastReadAt: now },
-      if: probe.lastReadAt === undefined ? { attr: 'lastReadAt', exists: false } : { attr: 'lastReadAt', op: '=', value: probe.lastReadAt },
-    });
-  } catch (err) {
-    if ((err as Error).name === 'ConditionFailedError') return undefined;
-    throw err;
-  }
-  const seed = await deps.store.get(seedKey(String(probe.seedId)));
-  if (!seed) return settle(deps, probe, 'SKIPPED', 'The seed inbox was removed before it was read.');
-  const reads = Number(probe.reads ?? 0) + 1;
-  let found: Placement;
-  try {
-    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, String(probe.messageId), String(seed.spamFolder));
-  } catch (err) {
-    deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
-    if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
-    await deps.store.update(jobKey(String(probe.id)), { set: { lastError: 'The seed inbox could not be read; trying again.' } });
-    return undefined;
-  }
-  if (found !== 'MISSING') return settle(deps, probe, found);
-  if (reads >= MIN_READS && now - sentAt >= MISSING_AFTER_MS) {
-    // An unknown SMTP outcome that never arrived may simply not have been sent: it says nothing about placement.
-    return probe.unknownOutcome
-      ? settle(deps, probe, 'SKIPPED', 'The send was interrupted and the sample never arrived.')
-      : settle(deps, probe, 'MISSING', 'Not in the inbox or the spam folder.');
-  }
-  await deps.store.update(jobKey(String(probe.id)), { set: { reads } });
-  return undefined;
-}
-
-/** Finishes a run: its rollup on the run and, when it measured anything, on the domain; the domain is free for the next run. */
-async function complete(deps: Deps, run: Item, probes: Item[]): Promise<boolean> {
-  const result = rollup(
-    String(run.domainId),
-    String(run.startedAt),
-    probes.map((p) => ({ provider: String(p.provider), placement: p.placement as ProbeState })),
-  );
-  const completedAt = new Date(deps.wallClock.now()).toISOString();
-  try {
-    await deps.store.transact([
-      {
-        update: runKey(String(run.id)),
-        change: { set: { status: 'COMPLETE', completedAt, rollup: result }, remove: ['gsi3pk', 'gsi3sk'], if: { attr: 'status', op: '=', value: 'OPEN' } },
-      },
-      {
-        update: domainKey(String(run.domainId)),
-        // A run that measured nothing (every probe skipped) leaves the last real rollup in place.
-        change: {
-          ...(result.sampleSize ? { set: { placementSample: result } } : {}),
-          remove: ['placementRunId'],
-          if: { attr: 'placementRunId', op: '=', value: run.id },
-        },
-      },
-    ]);
-  } catch (err) {
-    if (err instanceof TransactionFailedError) return false;
-    throw err;
-  }
-  deps.log.info('placement run complete', { runId: run.id, domainId: run.domainId, sampleSize: result.sampleSize, inbox: result.inbox, spam: result.spam, missing: result.missing });
-  return true;
-}

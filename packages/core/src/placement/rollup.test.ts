@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rollup } from './index.ts';
+import { rollup } from './reader.ts';
 
 describe('the placement rollup', () => {
   it('counts verdicts overall and by provider, and leaves skipped and unfinished probes out of sampleSize', () => {
