@@ -3,6 +3,7 @@ import { renderCopy } from '../copy/placeholders.ts';
 import { seedSubject, unsubscribeUrl } from '../guardrails/unsubscribe.ts';
 import type { Item } from '../ports/store.ts';
 import { seedKey } from '../seed/keys.ts';
+import * as suppression from '../suppression/index.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import { move } from '../sending/jobs.ts';
 import type { JobControl, SendOutcome, SendPlan } from '../sending/plan.ts';
@@ -44,6 +45,8 @@ export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Pro
   if (!run) return ctl.cancel('placement run removed');
   if (!seed) return ctl.cancel('seed inbox removed');
   if (seed.unsubscribedAt) return ctl.cancel('The seed inbox unsubscribed from samples: delete it and add it again to sample it.');
+  // Before a mailbox slot is booked for it; the send path looks again just before SMTP.
+  if (await suppression.isSuppressed(deps, String(seed.email))) return ctl.cancel('address suppressed');
   const at = () => ({ ms: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString() });
   return {
     mailboxIds: [String(job.mailboxId)],

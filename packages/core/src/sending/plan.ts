@@ -25,7 +25,7 @@ export interface SendPlan {
   mailboxIds: string[];
   /** Only these will do (a follow-up's pinned mailbox, a sample's chosen one): if one is deleted the job ends. */
   pinned: boolean;
-  /** The recipient: refused at send time while suppressed (guardrail 3). */
+  /** The recipient: the send path refuses it just before SMTP while suppressed (guardrail 3); the planner has refused it already if it was suppressed before. */
   to: string;
   /** The campaign whose bounce breaker guards each (campaign, mailbox) pair; none for a sample. */
   breakerCampaignId?: string;

@@ -45,9 +45,9 @@ async function transportFor(deps: Pick<Deps, 'keys'>, mailbox: Item): Promise<Ma
  * The one send path: every email the engine sends goes through here, and
  * every guardrail is on it, whatever kind of job it is (plan.ts). In order:
  * the job is still queued; the queue is running; the job's planner says
- * what it is (a campaign step, a placement sample) or why it is not going;
- * the recipient is not suppressed (re-read now, so an unsubscribe while
- * queued wins); a mailbox is free (status, breaker, daily cap, cadence
+ * what it is (a campaign step, a placement sample) or why it is not going
+ * (each planner refuses a suppressed recipient first, before a slot is
+ * booked); a mailbox is free (status, breaker, daily cap, cadence
  * floor plus jitter); the domain has a mailing address; the email is
  * composed (address and unsubscribe guardrails, AI marker, RFC 8058
  * headers); the job is claimed once (conditional write); the mailbox's slot
@@ -71,10 +71,6 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
 
   const plan = await (job.kind === 'probe' ? planProbeSend : planCampaignSend)(deps, job, ctl);
   if (typeof plan === 'string') return plan;
-  if (await suppression.isSuppressed(deps, plan.to)) {
-    await plan.onSuppressed();
-    return ctl.cancel('address suppressed');
-  }
 
   // A free mailbox, or the earliest time one will be.
   let chosen: Item | undefined;
@@ -140,7 +136,8 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   if (!(await bookSlot(deps, chosen))) return release(Number((await deps.store.get(mailboxKey(String(chosen.id))))?.nextSlotAt ?? now));
   const day = await bookDailySend(deps, chosen);
   if (!day) return release(nextUtcDay(now));
-  // Last look before SMTP: an unsubscribe that landed while the copy was written wins.
+  // The guardrail every send passes, whatever its planner checked: an unsubscribe that landed while the
+  // copy was written (or while the email was queued) wins.
   if (await suppression.isSuppressed(deps, plan.to)) {
     await refundDailySend(deps, String(chosen.id), day);
     await plan.onSuppressed();
