@@ -3,24 +3,63 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
-import { aiWriter } from '@outbound/mail/ai';
-import { smtpMailer } from '@outbound/mail/mailer';
-import { imapReader } from '@outbound/mail/sent-folder';
-import { hostResolver } from '@outbound/mail/dns';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
-import { systemClock } from '@outbound/core/ports/clock';
-import { createLogger } from '@outbound/core/log';
-import type { Deps } from '@outbound/core/deps';
+import { sharedSettingsFromEnv } from '@outbound/core/config';
+import { systemClock, type Clock } from '@outbound/core/ports/clock';
+import { createLogger, type Logger } from '@outbound/core/log';
+import type { Deps, EngineConfig } from '@outbound/core/deps';
+import type { KeyProvider } from '@outbound/core/ports/keys';
+import type { SendQueue } from '@outbound/core/ports/queue';
+import type { Store } from '@outbound/core/ports/store';
+import { aiWriter } from '@outbound/mail/ai';
 import { signInChecker } from '@outbound/mail/checker';
-import { parseDnsServers } from '@outbound/mail/dns';
+import { hostResolver } from '@outbound/mail/dns';
 import { dnsResolver } from '@outbound/mail/dns-resolver';
+import { smtpMailer } from '@outbound/mail/mailer';
+import { oauthClient } from '@outbound/mail/oauth-client';
+import { imapReader } from '@outbound/mail/sent-folder';
+import { z } from 'zod';
+
+/** What differs between AWS and the local runtime: where the table, the keys and the queue are, and the clocks. */
+export interface Platform {
+  store: Store;
+  keys: KeyProvider;
+  queue: SendQueue;
+  clock: Clock;
+  wallClock: Clock;
+  log: Logger;
+  config: EngineConfig;
+  openaiBaseUrl?: string;
+  anthropicBaseUrl?: string;
+  random?: () => number;
+}
 
 /**
- * The one place adapters are plugged into ports. On AWS the deps are built
- * once per Lambda container from its environment; the local runtime builds
- * its own (pointing the same adapters at the stand-ins) and provides them.
+ * The one place adapters are plugged into ports, for Lambda and the local
+ * runtime alike: the mail, DNS, AI and OAuth adapters are the same on both,
+ * and every lookup they make goes through DNS_SERVERS when it is set.
  */
+export function buildDeps(p: Platform): Deps {
+  const resolver = hostResolver(p.config.dnsServers);
+  return {
+    store: p.store,
+    keys: p.keys,
+    queue: p.queue,
+    clock: p.clock,
+    wallClock: p.wallClock,
+    log: p.log,
+    config: p.config,
+    signIn: signInChecker(p.config.dnsServers),
+    mailer: smtpMailer({ resolver, log: p.log }),
+    mailReader: imapReader({ resolver }),
+    ai: aiWriter({ openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl }),
+    oauth: oauthClient({ now: () => p.wallClock.now() }),
+    random: p.random ?? Math.random,
+    dns: dnsResolver({ servers: p.config.dnsServers }),
+  };
+}
+
 let lambdaDeps: Deps | undefined;
 const scoped = new AsyncLocalStorage<Deps>();
 
@@ -36,33 +75,30 @@ export function getDeps(): Deps {
   return scoped.getStore() ?? (lambdaDeps ??= fromLambdaEnvironment(process.env));
 }
 
-function required(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
-  if (!value) throw new Error(`The environment variable ${name} is not set.`);
-  return value;
-}
+/** What only Lambda reads: the resources SST links to each function. */
+const LambdaEnv = z.object({
+  TABLE_NAME: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
+  KMS_KEY_ID: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
+  QUEUE_URL_SEND: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
+});
 
-/** Configuration is read once, here, and validated; core never reads process.env. */
+/** Configuration is read once, here, and validated by the same schema as the local runtime's; core never reads process.env. */
 export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
-  const dnsServers = parseDnsServers(env.DNS_SERVERS);
-  return {
-    store: new DynamoStore(new DynamoDBClient({}), required(env, 'TABLE_NAME')),
-    keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: required(env, 'KMS_KEY_ID') }),
+  const parsed = LambdaEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`The environment variable ${String(issue.path[0])} ${issue.message}.`);
+  }
+  const shared = sharedSettingsFromEnv(env);
+  return buildDeps({
+    store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
+    keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
+    queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_SEND }),
     clock: systemClock,
     wallClock: systemClock,
     log: createLogger(),
-    config: {
-      publicBaseUrl: env.PUBLIC_BASE_URL ?? '',
-      rateLimits: env.RATE_LIMITS !== 'off',
-      dnsServers,
-      timeScale: 1,
-    },
-    signIn: signInChecker(dnsServers),
-    mailer: smtpMailer({ resolver: hostResolver(dnsServers) }),
-    mailReader: imapReader({ resolver: hostResolver(dnsServers) }),
-    ai: aiWriter({ openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL }),
-    queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: required(env, 'QUEUE_URL_SEND') }),
-    random: Math.random,
-    dns: dnsResolver({ servers: dnsServers }),
-  };
+    config: { ...shared.config, publicBaseUrl: shared.config.publicBaseUrl ?? '', timeScale: 1 },
+    openaiBaseUrl: shared.openaiBaseUrl,
+    anthropicBaseUrl: shared.anthropicBaseUrl,
+  });
 }

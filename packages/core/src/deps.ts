@@ -8,6 +8,7 @@ import type { MailReader } from './ports/mail-reader.ts';
 import type { AiWriter } from './ports/ai.ts';
 import type { SendQueue } from './ports/queue.ts';
 import type { DnsResolver } from './ports/dns.ts';
+import type { OAuthApp, OAuthClient, OAuthProviderName } from './ports/oauth.ts';
 
 /** Configuration core needs, read once at start by the caller: core never reads process.env. */
 export interface EngineConfig {
@@ -19,6 +20,8 @@ export interface EngineConfig {
   dnsServers?: string[];
   /** Engine ms per wall ms: TIME_SCALE locally, 1 on AWS. */
   timeScale: number;
+  /** The OAuth apps set up (GOOGLE_CLIENT_ID and the like); a provider missing here cannot connect mailboxes. */
+  oauth?: Partial<Record<OAuthProviderName, OAuthApp>>;
 }
 
 /** Everything a core verb may touch, handed in by functions/src/lib/deps.ts or a test. */
@@ -36,6 +39,8 @@ export interface Deps {
   mailReader: MailReader;
   ai: AiWriter;
   queue: SendQueue;
+  /** Token exchanges and refreshes with the mail suites (XOAUTH2 mailboxes). */
+  oauth: OAuthClient;
   /** Every DNS lookup of the domain check, through DNS_SERVERS when set. */
   dns: DnsResolver;
   /** Uniform in [0, 1): jitter and spintax. Tests pass a seeded one. */

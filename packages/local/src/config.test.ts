@@ -12,6 +12,25 @@ describe('engineOptionsFromEnv', () => {
       timeScale: 1,
       rateLimits: true,
       dnsServers: undefined,
+      oauth: {},
+    });
+  });
+
+  it('reads an OAuth app only with both client values, with the provider endpoints unless overridden', () => {
+    const options = engineOptionsFromEnv({
+      GOOGLE_CLIENT_ID: 'gid',
+      GOOGLE_CLIENT_SECRET: 'gsecret',
+      GOOGLE_TOKEN_URL: 'http://127.0.0.1:9/token',
+      MICROSOFT_CLIENT_ID: 'only-half',
+    });
+    expect(options.oauth).toEqual({
+      google: {
+        clientId: 'gid',
+        clientSecret: 'gsecret',
+        authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+        tokenUrl: 'http://127.0.0.1:9/token',
+        userinfoUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
+      },
     });
   });
 

@@ -9,8 +9,8 @@ import type { Deps } from '@outbound/core/deps';
 import { createLogger, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
 import { functions, schedules, type FunctionName } from '@outbound/functions/manifest';
-import { withDeps } from '@outbound/functions/lib/deps';
-import { signInChecker } from '@outbound/mail/checker';
+import { buildDeps, withDeps } from '@outbound/functions/lib/deps';
+import type { OAuthApp, OAuthProviderName } from '@outbound/core/ports/oauth';
 import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local.ts';
 import { createHttpAdapter, type LambdaHandler } from './http-adapter.ts';
 import { startLocalKms } from './kms-server.ts';
@@ -18,11 +18,6 @@ import { localCredentials } from './net.ts';
 import { startSqsLocal } from './sqs-local.ts';
 import { startQueueConsumer } from './queue-consumer.ts';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
-import { aiWriter } from '@outbound/mail/ai';
-import { smtpMailer } from '@outbound/mail/mailer';
-import { imapReader } from '@outbound/mail/sent-folder';
-import { hostResolver } from '@outbound/mail/dns';
-import { dnsResolver } from '@outbound/mail/dns-resolver';
 
 const waitUntil = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 20));
@@ -46,6 +41,8 @@ export interface EngineOptions {
   /** OPENAI_BASE_URL, ANTHROPIC_BASE_URL: where AI calls go. */
   openaiBaseUrl?: string;
   anthropicBaseUrl?: string;
+  /** The OAuth apps (GOOGLE_CLIENT_ID and the like, with endpoint overrides). */
+  oauth?: Partial<Record<OAuthProviderName, OAuthApp>>;
   /** Jitter and spintax randomness; tests pass a seeded one. */
   random?: () => number;
   /** Run the sender and the dispatcher (default true). */
@@ -103,9 +100,10 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
 
     const wallClock = opts.wallClock ?? systemClock;
     const timeScale = opts.timeScale ?? 1;
-    const deps: Deps = {
+    const deps: Deps = buildDeps({
       store: new DynamoStore(dynamoClient, tableName),
       keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
+      queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
       clock: opts.clock ?? scaledClock(timeScale, wallClock),
       wallClock,
       log,
@@ -114,15 +112,12 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
         rateLimits: opts.rateLimits ?? true,
         dnsServers: opts.dnsServers,
         timeScale,
+        oauth: opts.oauth ?? {},
       },
-      signIn: signInChecker(opts.dnsServers),
-      mailer: smtpMailer({ resolver: hostResolver(opts.dnsServers), log }),
-      mailReader: imapReader({ resolver: hostResolver(opts.dnsServers) }),
-      ai: aiWriter({ openaiBaseUrl: opts.openaiBaseUrl, anthropicBaseUrl: opts.anthropicBaseUrl }),
-      queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
-      random: opts.random ?? Math.random,
-      dns: dnsResolver({ servers: opts.dnsServers }),
-    };
+      openaiBaseUrl: opts.openaiBaseUrl,
+      anthropicBaseUrl: opts.anthropicBaseUrl,
+      random: opts.random,
+    });
     cleanups.push(() => deps.mailer.close());
 
     if (opts.admin) {
