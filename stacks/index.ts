@@ -70,7 +70,7 @@ export function deploy(p: Platform) {
   }
 
   for (const [name, s] of Object.entries(schedules)) {
-    new p.Cron(cap(name), { schedule: `rate(${s.everyMinutes} minutes)`, function: fn(functions[s.fn] as FunctionDef) });
+    new p.Cron(cap(name), { schedule: `rate(${s.everyMinutes} ${s.everyMinutes === 1 ? "minute" : "minutes"})`, function: fn(functions[s.fn] as FunctionDef) });
   }
 
   return { api: api.url, table: table.name, queues: made.map((m) => m.name) };

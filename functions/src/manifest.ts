@@ -143,6 +143,24 @@ export const functions = {
     // Each seed inbox read may wait 20 s on its IMAP server.
     timeoutSeconds: 300,
   },
+  replies: {
+    handler: 'http/replies.ts',
+    routes: [{ method: 'GET', path: '/v1/replies' }],
+  },
+  oauth: {
+    handler: 'http/oauth.ts',
+    // The callback waits on the provider's token and profile endpoints (15 s each at most).
+    timeoutSeconds: 29,
+    routes: [
+      { method: 'GET', path: '/v1/oauth/{provider}/authorize', public: true },
+      { method: 'GET', path: '/v1/oauth/{provider}/callback', public: true },
+    ],
+  },
+  mailboxPoller: {
+    handler: 'schedules/poll.ts',
+    // Reads stop 30 s before this; each IMAP server may take 20 s to answer.
+    timeoutSeconds: 120,
+  },
   aiKeys: {
     handler: 'http/ai-keys.ts',
     routes: [
@@ -233,6 +251,8 @@ export const schedules: Record<string, ScheduleDef> = {
   dispatch: { fn: 'dispatcher', everyMinutes: 1, scaled: true },
   // Guardrail 10: every domain is checked every hour, in wall time (TIME_SCALE does not apply).
   domainCheck: { fn: 'domainCheck', everyMinutes: 60, scaled: false },
+  // Reads the mailboxes due a look (every 5 minutes of engine time each): replies, bounce reports, complaints.
+  poll: { fn: 'mailboxPoller', everyMinutes: 1, scaled: true },
   // Reads the seed inboxes of placement samples that are due a look, and finishes runs.
   placement: { fn: 'placementReader', everyMinutes: 1, scaled: true },
 };

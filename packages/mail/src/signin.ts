@@ -150,7 +150,8 @@ export function imapClient(login: ServerLogin, target: Target, secure: boolean, 
     servername: target.servername,
     // undefined = STARTTLS when offered; true = refuse to continue without it.
     doSTARTTLS: !secure && !target.trusted ? true : undefined,
-    auth: { user: login.user, pass: login.pass },
+    // XOAUTH2 when the mailbox is connected with OAuth (imapflow picks the mechanism from accessToken).
+    auth: login.accessToken ? { user: login.user, accessToken: login.accessToken } : { user: login.user, pass: login.pass },
     logger: false,
     disableAutoIdle: true,
     connectionTimeout: timeoutMs,
@@ -227,6 +228,12 @@ function classifySmtpError(err: unknown): SignInResult {
   // With requireTLS, nodemailer sends STARTTLS even when unadvertised; a refusal means plaintext only.
   if (e.code === 'ETLS' && e.command === 'STARTTLS' && typeof e.response === 'string') return fail('other', `${NO_ENCRYPTION}: ${detail}`);
   return fail(classifyTransport(err) ?? 'other', detail);
+}
+
+/** Why an IMAP connection or sign-in failed, in the sign-in check's words (for the inbox reader). */
+export function imapFailureReason(err: unknown): SignInFailure {
+  const r = classifyImapError(err);
+  return r.ok ? 'other' : r.reason;
 }
 
 function classifyImapError(err: unknown): SignInResult {

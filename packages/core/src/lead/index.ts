@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { publicFields } from '../collections.ts';
+import { publicFields, queryAll } from '../collections.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
@@ -12,6 +12,7 @@ import { validateLead, type LeadInput } from './lead.schema.ts';
 import { ALL_LEADS, allLeadsCounterKey, campaignLeads, leadIndexes, leadKey, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
+import { leadInbound } from '../inbound/keys.ts';
 import { PLANNING } from '../sending/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
@@ -247,6 +248,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
       { delete: leadUniqueKey(String(lead.campaignId), email) },
     ]);
     await Promise.all(presentFields(lead).map((f) => deps.store.update(fieldCountKey(String(lead.campaignId), f), { add: { count: -1 } })));
+    await eraseInbound(deps, String(lead.id));
     // Sent subjects carry the lead's fields too.
     for (let step = 0; step <= 3; step++) {
       const key = jobKey(jobId(String(lead.id), step));
@@ -255,6 +257,13 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     erased++;
   }
   return { erased };
+}
+
+/** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
+async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
+  for (const item of await queryAll(deps.store, { index: 'gsi3', pk: leadInbound(leadId) })) {
+    await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate'] });
+  }
 }
 
 /** Hard delete of one row; the campaign's counters follow. */

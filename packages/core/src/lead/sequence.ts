@@ -22,7 +22,7 @@ export async function transition(
   deps: Pick<Deps, 'store' | 'wallClock'>,
   lead: Item,
   to: LeadStatus,
-  extra: { set?: Record<string, unknown>; remove?: string[] } = {},
+  extra: { set?: Record<string, unknown>; remove?: string[]; campaign?: { add?: Record<string, number>; set?: Record<string, unknown> } } = {},
 ): Promise<boolean> {
   const from = String(lead.status);
   // A reply or bounce after the last step still counts; nothing leaves SUPPRESSED.
@@ -40,7 +40,8 @@ export async function transition(
       },
       {
         update: campaignKey(String(lead.campaignId)),
-        change: { add: { [counter.status(from)]: -1, [counter.status(to)]: 1 } },
+        // What else the move counts on the campaign (a reply's repliesCount), in the same write so it counts once.
+        change: { add: { [counter.status(from)]: -1, [counter.status(to)]: 1, ...extra.campaign?.add }, ...(extra.campaign?.set ? { set: extra.campaign.set } : {}) },
       },
     ]);
     return true;

@@ -11,6 +11,7 @@ import * as campaigns from '../campaign/membership.ts';
 import * as sequences from '../lead/sequence.ts';
 import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
 import { checkSignIn } from './signin.ts';
+import { passwordContext } from './access.ts';
 import { MAILBOXES, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
 
 /** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
@@ -24,7 +25,7 @@ export const toMailbox = (item: Item) => ({
   senderName: item.senderName ?? null,
 });
 
-export const passwordContext = (mailboxId: string) => ({ purpose: 'mailbox-password', mailboxId });
+export { passwordContext } from './access.ts';
 
 /**
  * Connects a mailbox. The duplicate check answers first (so a retried create

@@ -11,6 +11,8 @@ export interface ServerLogin {
   port: number;
   user: string;
   pass: string;
+  /** An OAuth access token: when set, the adapter signs in with XOAUTH2 instead of the password. */
+  accessToken?: string;
   timeoutMs?: number;
 }
 

@@ -1,12 +1,12 @@
 import type { Deps } from '../deps.ts';
-import { openSecret } from '../secrets/index.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
-import { passwordContext } from '../mailbox/index.ts';
+import { hasCredentials } from '../mailbox/access.ts';
+import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail } from './compose.ts';
 import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
@@ -63,6 +63,12 @@ export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): 
     pinned: step > 0,
     to: String(lead.email),
     breakerCampaignId: String(campaign.id),
+    // Read again in the write that starts SMTP: a reply, bounce or stop that landed while the copy was written wins.
+    guard: {
+      key: leadKey(String(lead.id)),
+      if: { and: [{ or: [{ attr: 'status', op: '=', value: 'NEW' }, { attr: 'status', op: '=', value: 'CONTACTED' }] }, { attr: 'erased', exists: false }] },
+      reason: 'the lead replied, bounced or was stopped before the send',
+    },
     onSuppressed: () => suppressEverywhere(deps, String(lead.email)),
     compose: (mailbox, domain) => composeEmail(deps, { campaign, lead, mailbox, domain, step }),
     recordSent: (held, mailbox, composed) =>
@@ -122,6 +128,8 @@ export async function recordSent(
         },
       },
     },
+    // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
+    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId: String(s.campaign.id), mailboxId: String(s.mailbox.id) } },
     ...(next
       ? createJobOps({ leadId: String(s.lead.id), campaignId: String(s.campaign.id), step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId: String(s.mailbox.id) }, now)
       : []),
@@ -132,17 +140,7 @@ export async function recordSent(
   await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
 }
 
-/** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP. */
+/** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP (password or OAuth). */
 export function filesSentMail(mailbox: Item): boolean {
-  return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && mailbox.auth === 'password';
-}
-
-/** The IMAP login of a mailbox (password mailboxes; OAuth comes with the OAuth connection). */
-export async function imapLoginFor(deps: Pick<Deps, 'keys'>, mailbox: Item) {
-  return {
-    host: String(mailbox.imapHost),
-    port: Number(mailbox.imapPort ?? 993),
-    user: String(mailbox.authUsername ?? mailbox.email),
-    pass: await openSecret(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id))),
-  };
+  return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && hasCredentials(mailbox);
 }

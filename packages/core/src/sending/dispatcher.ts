@@ -4,7 +4,8 @@ import type { Item } from '../ports/store.ts';
 import { move } from './jobs.ts';
 import { CLAIMED, DUE, PLANNING, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
-import { filesSentMail, imapLoginFor, recordSent } from './campaign-send.ts';
+import { filesSentMail, recordSent } from './campaign-send.ts';
+import { imapLogin } from '../mailbox/access.ts';
 import { queuePaused } from './sender.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { campaignKey } from '../campaign/keys.ts';
@@ -129,7 +130,7 @@ const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
  */
 async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise<boolean> {
   try {
-    const found = await deps.mailReader.sentContains(await imapLoginFor(deps, mailbox), String(job.messageId));
+    const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
     if (found) {
       const campaign = await deps.store.get(campaignKey(String(job.campaignId)));
       const lead = await deps.store.get(leadKey(String(job.leadId)));

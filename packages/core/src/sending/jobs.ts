@@ -128,3 +128,32 @@ export function foldCounters(ops: TransactOp[]): TransactOp[] {
   }
   return out;
 }
+
+/** Jobs not yet started: a stop or a hold may still change them. */
+const OPEN = new Set(['SCHEDULED', 'QUEUED', 'PARKED']);
+/** A lead's jobs are keyed by its id and step (0 to 3), so they are read in one batch without an index. */
+const leadJobs = (deps: Pick<Deps, 'store'>, leadId: string) => deps.store.batchGet([0, 1, 2, 3].map((step) => jobKey(jobId(leadId, step))));
+
+/**
+ * Ends a lead's sequence in the queue at once (a reply, a bounce, a
+ * complaint): open jobs are cancelled with the reason. A job already claimed
+ * is stopped by the send path's own check of the lead right before SMTP.
+ */
+export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, reason: string): Promise<number> {
+  let cancelled = 0;
+  for (const job of await leadJobs(deps, leadId)) {
+    if (OPEN.has(String(job.state)) && (await move(deps, job, 'CANCELLED', { set: { reason } }))) cancelled++;
+  }
+  return cancelled;
+}
+
+/** Moves a lead's open jobs that are due before `notBefore` (engine ms) to then. */
+export async function delayOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, notBefore: number): Promise<number> {
+  let delayed = 0;
+  for (const job of await leadJobs(deps, leadId)) {
+    if (!OPEN.has(String(job.state)) || Number(job.dueAt) >= notBefore) continue;
+    // A queued message will find the job SCHEDULED and leave it; the dispatcher queues it again when due.
+    if (await move(deps, job, job.state === 'PARKED' ? 'PARKED' : 'SCHEDULED', { set: { dueAt: notBefore, heldUntil: new Date(notBefore).toISOString() } })) delayed++;
+  }
+  return delayed;
+}

@@ -1,4 +1,4 @@
-import type { Item } from '../ports/store.ts';
+import type { Condition, Item, Key } from '../ports/store.ts';
 import type { Composed } from './compose.ts';
 
 export type SendOutcome = 'sent' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
@@ -29,6 +29,12 @@ export interface SendPlan {
   to: string;
   /** The campaign whose bounce breaker guards each (campaign, mailbox) pair; none for a sample. */
   breakerCampaignId?: string;
+  /**
+   * A condition that must still hold when SMTP starts, checked in the same
+   * write that marks the start (a campaign step: the lead has not replied,
+   * bounced or been stopped meanwhile). When it fails the job is cancelled with `reason`.
+   */
+  guard?: { key: Key; if: Condition; reason: string };
   /** What else stops when the recipient turns out to be suppressed. */
   onSuppressed(): Promise<void>;
   /** The email, from the chosen mailbox. Throws GuardrailError when a guardrail refuses it. */

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { ConditionFailedError } from '../errors.ts';
-import { openSecret } from '../secrets/index.ts';
-import type { Item } from '../ports/store.ts';
+import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
+import type { Item, TransactOp } from '../ports/store.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { GuardrailError } from '../guardrails/footer.ts';
 import * as suppression from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
-import { passwordContext } from '../mailbox/index.ts';
+import { MailboxAccessError, smtpTransport } from '../mailbox/access.ts';
 import { planProbeSend } from '../placement/probe.ts';
 import { planCampaignSend } from './campaign-send.ts';
 import { bookDailySend, bookSlot, nextUtcDay, refundDailySend, sentToday } from './cadence.ts';
@@ -27,18 +26,6 @@ const SENDING = new Set(['ACTIVE', 'WARMING']);
 
 export async function queuePaused(deps: Pick<Deps, 'store'>): Promise<boolean> {
   return Boolean((await deps.store.get(queueSwitchKey))?.paused);
-}
-
-async function transportFor(deps: Pick<Deps, 'keys'>, mailbox: Item): Promise<MailboxTransport | string> {
-  if (!mailbox.smtpHost) return 'The mailbox has no SMTP host.';
-  if (mailbox.auth !== 'password' || !mailbox.sealedPassword) return 'The mailbox has no SMTP password (OAuth sending is not connected).';
-  return {
-    mailboxId: String(mailbox.id),
-    host: String(mailbox.smtpHost),
-    port: Number(mailbox.smtpPort ?? 587),
-    user: String(mailbox.authUsername ?? mailbox.email),
-    auth: { type: 'password', pass: await openSecret(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id))) },
-  };
 }
 
 /**
@@ -111,10 +98,14 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
     deps.log.warn('send refused by a guardrail', { jobId: id, rule: err.rule });
     return ctl.reschedule(now + HOUR, err.message);
   }
-  const transport = await transportFor(deps, chosen);
-  if (typeof transport === 'string') {
-    await deps.store.update(mailboxKey(String(chosen.id)), { set: { status: 'ERROR', lastError: transport } });
-    return ctl.reschedule(now, transport);
+  let transport: MailboxTransport;
+  try {
+    transport = await smtpTransport(deps, chosen);
+  } catch (err) {
+    if (!(err instanceof MailboxAccessError)) throw err;
+    // The mailbox cannot sign in (no password, a revoked OAuth grant): it shows ERROR until its owner fixes it.
+    await deps.store.update(mailboxKey(String(chosen.id)), { set: { status: 'ERROR', lastError: err.message } });
+    return ctl.reschedule(now, err.message);
   }
 
   // The claim comes first: only the instance that holds the job books the mailbox or moves the job.
@@ -145,17 +136,25 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
     return 'cancelled';
   }
   // From here the email may leave: a crash after this line is an unknown outcome, never a resend.
-  try {
-    await deps.store.update(jobKey(id), {
+  // The plan's guard is checked in the same write: a reply or bounce read while the copy was written wins.
+  const started: TransactOp = {
+    update: jobKey(id),
+    change: {
       set: { smtpStartedAt: deps.wallClock.now(), attempts },
       if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
-    });
+    },
+  };
+  try {
+    if (plan.guard) await deps.store.transact([started, { check: plan.guard.key, if: plan.guard.if }]);
+    else await deps.store.update(started.update, started.change);
   } catch (err) {
-    if (err instanceof ConditionFailedError) {
-      await refundDailySend(deps, String(chosen.id), day);
-      return 'ignored';
+    if (!(err instanceof ConditionFailedError)) throw err;
+    await refundDailySend(deps, String(chosen.id), day);
+    if (err instanceof TransactionFailedError && err.failed.includes(1) && !err.failed.includes(0)) {
+      await move(deps, held, 'CANCELLED', { set: { reason: plan.guard!.reason } });
+      return 'cancelled';
     }
-    throw err;
+    return 'ignored';
   }
 
   const result = await deps.mailer.send(transport, composed.email);

@@ -1,0 +1,6 @@
+import { listReplies } from '@outbound/core/inbound/index';
+import { httpHandler } from '../lib/middleware.ts';
+
+export const handler = httpHandler({
+  'GET /v1/replies': async ({ deps, query }) => ({ status: 200, body: await listReplies(deps, query) }),
+});

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { Item } from '../ports/store.ts';
+import { inboundKey, inboxStateKey, leadInboundIndex, replyIndexes } from './keys.ts';
+
+/**
+ * What an inbound message turned out to be (docs/inbound.md):
+ * - REPLY: the lead answered; the sequence stops and the reply is listed;
+ * - AUTO_REPLY: an out-of-office or other automatic answer; recorded, nothing stops;
+ * - BOUNCE: a delivery-status report of a permanent failure; the lead bounced;
+ * - COMPLAINT: a feedback report; the address is suppressed.
+ */
+export const InboundKind = z.enum(['REPLY', 'AUTO_REPLY', 'BOUNCE', 'COMPLAINT']);
+export type InboundKind = z.infer<typeof InboundKind>;
+
+/** A classified inbound message, as stored. Personal fields (fromEmail, subject, snippet) are blanked by an erase. */
+export const InboundRecord = z.object({
+  id: z.string(),
+  kind: InboundKind,
+  mailboxId: z.string(),
+  leadId: z.string(),
+  campaignId: z.string(),
+  fromEmail: z.string(),
+  subject: z.string(),
+  snippet: z.string(),
+  /** The IMAP server's arrival time (INTERNALDATE), ISO 8601. */
+  receivedAt: z.string(),
+  /** An out-of-office reply's return day (YYYY-MM-DD), when it names one. */
+  returnDate: z.string().optional(),
+  erased: z.boolean().optional(),
+});
+export type InboundRecord = z.infer<typeof InboundRecord>;
+
+export function inboundToItem(r: InboundRecord): Item {
+  const ms = Date.parse(r.receivedAt);
+  return {
+    ...inboundKey(r.id),
+    ...(r.kind === 'REPLY' ? replyIndexes(r.id, r.campaignId, ms) : {}),
+    ...leadInboundIndex(r.id, r.leadId, ms),
+    ...r,
+  };
+}
+
+export const inboundFromItem = (item: Item): InboundRecord => InboundRecord.parse(item);
+
+/** The reply as GET /v1/replies shows it. */
+export const toReply = (r: InboundRecord) => ({
+  id: r.id,
+  campaignId: r.campaignId,
+  leadId: r.leadId,
+  mailboxId: r.mailboxId,
+  fromEmail: r.fromEmail,
+  subject: r.subject,
+  snippet: r.snippet,
+  receivedAt: r.receivedAt,
+});
+
+/** A mailbox's INBOX reading state (one item beside the mailbox). Times: engine ms for the schedule, wall ms for the lease. */
+export const InboxState = z.object({
+  mailboxId: z.string(),
+  uidValidity: z.number().optional(),
+  lastUid: z.number().optional(),
+  /** Engine time at which the mailbox is next due a read. */
+  nextPollAt: z.number().default(0),
+  /** Wall time of the last read's start: never more than one read a second per mailbox. */
+  lastPollWallAt: z.number().default(0),
+  /** Reads in a row that failed (the back-off grows with it), and the wall time before which none is tried again. */
+  failures: z.number().default(0),
+  retryAfter: z.number().default(0),
+  lastError: z.string().optional(),
+  lastPolledAt: z.string().optional(),
+  leaseId: z.string().optional(),
+  leaseUntil: z.number().optional(),
+});
+export type InboxState = z.infer<typeof InboxState>;
+
+export const inboxStateFromItem = (mailboxId: string, item: Item | undefined): InboxState => InboxState.parse({ mailboxId, ...item });
+export const inboxStateKeyOf = (s: Pick<InboxState, 'mailboxId'>) => inboxStateKey(s.mailboxId);

@@ -1,0 +1,29 @@
+import type { Key } from '../ports/store.ts';
+import { timeKey } from '../sending/keys.ts';
+
+/** A mailbox's INBOX reading: its cursor (UIDVALIDITY, last UID), its lease and when it is next due. */
+export const inboxStateKey = (mailboxId: string): Key => ({ pk: `MAILBOX#${mailboxId}`, sk: 'INBOX' });
+
+/**
+ * Every Message-ID the engine sent, to the job, lead and campaign it belongs
+ * to: a reply's In-Reply-To or References, and a report's returned original,
+ * are looked up here. Lower-cased: some servers change the case of what they quote.
+ */
+export const sentMessageKey = (messageId: string): Key => ({ pk: `SENTMSG#${messageId.toLowerCase()}`, sk: 'SENTMSG' });
+
+/** One classified inbound message (a reply, an auto-reply, a bounce or a complaint), keyed by a digest of its mailbox and identity. */
+export const inboundKey = (id: string): Key => ({ pk: `INBOUND#${id}`, sk: 'INBOUND' });
+
+/** gsi1: every reply, newest first by arrival; gsi2: a campaign's replies. Only replies carry these. */
+export const ALL_REPLIES = 'REPLIES';
+export const campaignReplies = (campaignId: string) => `CAMPAIGN#${campaignId}#REPLIES`;
+/** gsi3: everything inbound about one lead, so an erase reaches it. */
+export const leadInbound = (leadId: string) => `LEAD#${leadId}#INBOUND`;
+
+export const replyIndexes = (id: string, campaignId: string, receivedAt: number) => ({
+  gsi1pk: ALL_REPLIES,
+  gsi1sk: `${timeKey(receivedAt)}#${id}`,
+  gsi2pk: campaignReplies(campaignId),
+  gsi2sk: `${timeKey(receivedAt)}#${id}`,
+});
+export const leadInboundIndex = (id: string, leadId: string, receivedAt: number) => ({ gsi3pk: leadInbound(leadId), gsi3sk: `${timeKey(receivedAt)}#${id}` });

@@ -1,0 +1,58 @@
+/**
+ * How the engine signs in to a mailbox's servers, whichever way it was
+ * connected: a sealed password, or OAuth (XOAUTH2 with a fresh access token).
+ * The send path, the Sent-folder lookup and the inbox reader all come here.
+ */
+import type { Deps } from '../deps.ts';
+import { accessToken, MailboxAccessError } from '../oauth/tokens.ts';
+import type { ServerLogin } from '../ports/mail.ts';
+import type { MailboxTransport } from '../ports/mailer.ts';
+import type { Item } from '../ports/store.ts';
+import { openSecret } from '../secrets/index.ts';
+
+export { MailboxAccessError };
+
+export const passwordContext = (mailboxId: string) => ({ purpose: 'mailbox-password', mailboxId });
+
+type D = Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>;
+
+const user = (mailbox: Item) => String(mailbox.authUsername ?? mailbox.email);
+
+/** Whether the engine can sign in to this mailbox at all (a password, or a finished OAuth connection). */
+export const hasCredentials = (mailbox: Item) => (mailbox.auth === 'password' && Boolean(mailbox.sealedPassword)) || (mailbox.auth === 'oauth' && Boolean(mailbox.sealedRefreshToken));
+
+async function secretOf(deps: D, mailbox: Item): Promise<{ pass: string } | { accessToken: string }> {
+  if (mailbox.auth === 'oauth') return { accessToken: await accessToken(deps, mailbox) };
+  if (mailbox.auth === 'password' && mailbox.sealedPassword) {
+    return { pass: await openSecret(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id))) };
+  }
+  throw new MailboxAccessError(mailbox.auth === 'oauth-pending' ? 'The mailbox is not connected yet: finish its OAuth connection.' : 'The mailbox has no password to sign in with.');
+}
+
+/** SMTP for a send. Throws MailboxAccessError (a sentence for the mailbox's lastError) when it cannot sign in. */
+export async function smtpTransport(deps: D, mailbox: Item): Promise<MailboxTransport> {
+  if (!mailbox.smtpHost) throw new MailboxAccessError('The mailbox has no SMTP host.');
+  const secret = await secretOf(deps, mailbox);
+  return {
+    mailboxId: String(mailbox.id),
+    host: String(mailbox.smtpHost),
+    port: Number(mailbox.smtpPort ?? 587),
+    // XOAUTH2 signs in as the mailbox's address (the account that granted the token).
+    user: 'accessToken' in secret ? String(mailbox.email) : user(mailbox),
+    auth: 'accessToken' in secret ? { type: 'oauth2', accessToken: secret.accessToken } : { type: 'password', pass: secret.pass },
+  };
+}
+
+/** IMAP for reading (INBOX, the Sent folder). */
+export async function imapLogin(deps: D, mailbox: Item, timeoutMs?: number): Promise<ServerLogin> {
+  if (!mailbox.imapHost) throw new MailboxAccessError('The mailbox has no IMAP host.');
+  const secret = await secretOf(deps, mailbox);
+  return {
+    host: String(mailbox.imapHost),
+    port: Number(mailbox.imapPort ?? 993),
+    user: 'accessToken' in secret ? String(mailbox.email) : user(mailbox),
+    pass: 'pass' in secret ? secret.pass : '',
+    ...('accessToken' in secret ? { accessToken: secret.accessToken } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  };
+}

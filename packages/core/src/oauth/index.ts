@@ -1,0 +1,201 @@
+/**
+ * Connecting a GOOGLE or MICROSOFT mailbox with OAuth 2.0 (docs/oauth.md):
+ * authorize sends the browser to the provider with PKCE (RFC 7636, S256) and
+ * a signed state that names the mailbox and expires in 10 minutes of wall
+ * time; the callback checks the state, exchanges the code, reads the
+ * profile, and keeps the refresh token sealed like every other secret.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Deps } from '../deps.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
+import { OAuthRefusedError, type OAuthApp, type OAuthProviderName, type TokenSet } from '../ports/oauth.ts';
+import type { Item } from '../ports/store.ts';
+import { sealSecret } from '../secrets/index.ts';
+import { signingKey } from '../settings/index.ts';
+import { parse } from '../validate.ts';
+import { oauthStateKey } from './keys.ts';
+import { AuthorizeQuery, CallbackQuery, OAuthProvider, StateClaims } from './oauth.schema.ts';
+import { PROVIDERS } from './providers.ts';
+import { refreshTokenContext, forgetAccessToken } from './tokens.ts';
+
+/** An authorization must come back within this long (wall clock: TIME_SCALE never applies to tokens). */
+export const STATE_TTL_MS = 10 * 60_000;
+const AUDIENCE = 'oauth-state';
+
+type D = Pick<Deps, 'store' | 'keys' | 'wallClock' | 'config' | 'oauth' | 'log'>;
+
+/** The state is signed with a key of its own, derived from the installation's signing secret: a state is never a bearer token. */
+async function stateKey(deps: Pick<Deps, 'store' | 'keys'>): Promise<Uint8Array> {
+  return createHmac('sha256', await signingKey(deps)).update('oauth-state').digest();
+}
+
+function providerName(value: string): OAuthProviderName {
+  const parsed = OAuthProvider.safeParse(value);
+  if (!parsed.success) throw new NotFoundError(`There is no OAuth provider ${value.slice(0, 40)}: use google or microsoft.`);
+  return parsed.data;
+}
+
+function appFor(deps: Pick<Deps, 'config'>, provider: OAuthProviderName): OAuthApp {
+  const app = deps.config.oauth?.[provider];
+  const rules = PROVIDERS[provider];
+  if (!app) {
+    throw new ValidationError(`${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`);
+  }
+  return app;
+}
+
+export const redirectUri = (deps: Pick<Deps, 'config'>, provider: OAuthProviderName) => `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/v1/oauth/${provider}/callback`;
+
+/** The provider's consent URL for a mailbox created without a password (GET /v1/oauth/{provider}/authorize answers 302 to it). */
+export async function authorize(deps: D, providerParam: string, query: unknown): Promise<string> {
+  const provider = providerName(providerParam);
+  const { mailboxId } = parse(AuthorizeQuery, query);
+  const mailbox = await deps.store.get(mailboxKey(mailboxId));
+  if (!mailbox) throw new NotFoundError(`There is no mailbox ${mailboxId}.`);
+  const rules = PROVIDERS[provider];
+  if (mailbox.auth === 'password') throw new ValidationError('mailboxId: this mailbox was created with a password; OAuth is for mailboxes created without authPassword.');
+  if (mailbox.provider !== rules.mailboxProvider) {
+    throw new ValidationError(`mailboxId: this is a ${String(mailbox.provider)} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`);
+  }
+  const app = appFor(deps, provider);
+  if (!deps.config.publicBaseUrl) throw new ValidationError('This installation has no PUBLIC_BASE_URL, so the provider has no address to send you back to.');
+
+  const nonce = randomBytes(16).toString('base64url');
+  const verifier = randomBytes(32).toString('base64url');
+  const now = deps.wallClock.now();
+  // The verifier stays here: only the engine that started the flow can finish it (RFC 7636 §1).
+  await deps.store.put({ ...oauthStateKey(nonce), verifier, mailboxId, provider, expiresAt: Math.ceil((now + STATE_TTL_MS) / 1000) + 60 });
+  const state = await new SignJWT({ mid: mailboxId, prv: provider, nonce })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setAudience(AUDIENCE)
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor((now + STATE_TTL_MS) / 1000))
+    .sign(await stateKey(deps));
+  const url = new URL(app.authUrl);
+  const params = {
+    response_type: 'code',
+    client_id: app.clientId,
+    redirect_uri: redirectUri(deps, provider),
+    scope: rules.scope,
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    login_hint: String(mailbox.email),
+    ...rules.extraParams,
+  };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/** Why a callback was refused, in a sentence for the page the browser shows. */
+export class CallbackRefusedError extends ValidationError {}
+
+const refused = (sentence: string) => new CallbackRefusedError(sentence);
+
+/**
+ * The provider's redirect back. Everything is checked before anything
+ * changes: the state's signature and expiry, the stored verifier (used once),
+ * the mailbox, the exchange, and that the account signed in is the
+ * mailbox's own address. Returns the connected mailbox's address.
+ */
+export async function callback(deps: D, providerParam: string, query: unknown): Promise<{ email: string }> {
+  const provider = providerName(providerParam);
+  const q = CallbackQuery.safeParse(query);
+  if (!q.success) throw refused('The link back from the sign-in is not complete. Start the connection again.');
+  if (q.data.error) throw refused(q.data.error === 'access_denied' ? 'The sign-in was cancelled, so the mailbox was not connected.' : 'The provider did not complete the sign-in. Start the connection again.');
+  if (!q.data.code || !q.data.state) throw refused('The link back from the sign-in is not complete. Start the connection again.');
+
+  let claims: { mid: string; prv: OAuthProviderName; nonce: string };
+  try {
+    const { payload } = await jwtVerify(q.data.state, await stateKey(deps), { algorithms: ['HS256'], audience: AUDIENCE, currentDate: new Date(deps.wallClock.now()) });
+    claims = StateClaims.parse(payload);
+  } catch {
+    throw refused('This sign-in link is not valid or has expired (it lasts 10 minutes). Start the connection again.');
+  }
+  if (claims.prv !== provider) throw refused('This sign-in link is not valid. Start the connection again.');
+
+  const mailbox = await deps.store.get(mailboxKey(claims.mid));
+  if (!mailbox || mailbox.auth === 'password') throw refused('The mailbox this sign-in was for no longer exists.');
+  // Used once: the delete answers the stored verifier only to the first callback.
+  const stored = await deps.store.delete(oauthStateKey(claims.nonce));
+  if (!stored || stored.mailboxId !== claims.mid) throw refused('This sign-in link was already used. Start the connection again.');
+
+  const app = appFor(deps, provider);
+  const rules = PROVIDERS[provider];
+  let tokens: TokenSet;
+  try {
+    tokens = await deps.oauth.exchangeCode(app, { code: q.data.code, redirectUri: redirectUri(deps, provider), codeVerifier: String(stored.verifier) });
+  } catch (err) {
+    deps.log.warn('oauth code exchange failed', { provider, mailboxId: claims.mid, err });
+    throw refused(
+      err instanceof OAuthRefusedError
+        ? `${rules.label} did not accept the sign-in. Start the connection again.`
+        : `${rules.label} could not be reached to finish the sign-in. Try again in a moment.`,
+    );
+  }
+  if (!tokens.refreshToken) throw refused(`${rules.label} did not grant lasting access to the mailbox. Start the connection again and accept every permission.`);
+
+  const profile = await readProfile(deps, app, tokens, provider);
+  const signedInAs = profileEmail(profile);
+  if (signedInAs && signedInAs !== String(mailbox.email).toLowerCase()) {
+    throw refused(`You signed in as ${signedInAs}, but this mailbox is ${String(mailbox.email)}. Sign in with the mailbox's own account.`);
+  }
+  await connect(deps, mailbox, provider, tokens.refreshToken, profileName(profile, rules.nameField));
+  return { email: String(mailbox.email) };
+}
+
+/** The profile from the userinfo URL, else the ID token's claims (Microsoft's mail scopes do not always reach Graph). */
+async function readProfile(deps: D, app: OAuthApp, tokens: TokenSet, provider: OAuthProviderName): Promise<Record<string, unknown>> {
+  try {
+    return await deps.oauth.profile(app, tokens.accessToken);
+  } catch (err) {
+    deps.log.warn('oauth profile could not be read; using the ID token', { provider, err });
+    return idTokenClaims(tokens.idToken);
+  }
+}
+
+/** The ID token came straight from the token endpoint over TLS (OpenID Connect Core §3.1.3.7): its claims are read, not re-verified. */
+function idTokenClaims(idToken: string | undefined): Record<string, unknown> {
+  try {
+    return JSON.parse(Buffer.from(String(idToken).split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+const profileEmail = (p: Record<string, unknown>) => {
+  const value = [p.email, p.mail, p.userPrincipalName, p.preferred_username].find((v) => typeof v === 'string' && v.includes('@'));
+  return typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+};
+
+const profileName = (p: Record<string, unknown>, field: string) => {
+  const value = p[field] ?? p.name;
+  return typeof value === 'string' && value.trim() ? value.trim().slice(0, 80) : undefined;
+};
+
+/** The mailbox becomes sendable: the refresh token sealed, the provider's servers filled in where none were given. */
+async function connect(deps: D, mailbox: Item, provider: OAuthProviderName, refreshToken: string, senderName: string | undefined) {
+  const id = String(mailbox.id);
+  const rules = PROVIDERS[provider];
+  const now = new Date(deps.wallClock.now()).toISOString();
+  await deps.store.update(mailboxKey(id), {
+    set: {
+      auth: 'oauth',
+      status: 'ACTIVE',
+      sealedRefreshToken: await sealSecret(deps.keys, refreshToken, refreshTokenContext(id)),
+      smtpHost: mailbox.smtpHost ?? rules.smtp.host,
+      smtpPort: mailbox.smtpPort ?? rules.smtp.port,
+      imapHost: mailbox.imapHost ?? rules.imap.host,
+      imapPort: mailbox.imapPort ?? rules.imap.port,
+      // The first connection starts the inbox reading: nothing that arrived before it is classified.
+      connectedAt: mailbox.connectedAt ?? now,
+      ...(senderName ? { senderName } : {}),
+      updatedAt: now,
+    },
+    remove: ['lastError'],
+    if: { itemExists: true },
+  });
+  forgetAccessToken(deps, id);
+}
