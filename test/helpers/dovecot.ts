@@ -31,7 +31,12 @@ export interface TestDovecot {
 
 let bumps = 0;
 
-export async function startDovecot(users: Record<string, string>): Promise<TestDovecot> {
+export interface DovecotOptions {
+  /** Also accept XOAUTH2 and OAUTHBEARER logins, checking each access token at this RFC 7662 introspection endpoint. */
+  oauth2?: { introspectionUrl: string };
+}
+
+export async function startDovecot(users: Record<string, string>, options: DovecotOptions = {}): Promise<TestDovecot> {
   const dovecot = await ensureDovecot();
   const dir = await mkdtemp(join(tmpdir(), 'outbound-dovecot-'));
   // Mail processes run as uid 2000 and must be able to reach DIR/mail.
@@ -48,11 +53,26 @@ export async function startDovecot(users: Record<string, string>): Promise<TestD
   await writeFile(usersFile, [...logins].map(([user, pass]) => passwdLine(user, pass)).join(''), { mode: 0o644 });
 
   const confPath = join(dir, 'dovecot.conf');
+  if (options.oauth2) {
+    // Dovecot's oauth2 passdb (since 2.2.28): POSTs the token to the introspection URL and takes `email` as the user.
+    await writeFile(
+      join(dir, 'dovecot-oauth2.conf.ext'),
+      [
+        'introspection_mode = post',
+        `introspection_url = ${options.oauth2.introspectionUrl}`,
+        'force_introspection = yes',
+        'username_attribute = email',
+        'active_attribute = active',
+        'active_value = true',
+        '',
+      ].join('\n'),
+    );
+  }
   let ports: { imapPort: number; imapsPort: number; lmtpPort: number } | undefined;
   // A port picked free can be taken by another process before Dovecot binds it: try again.
   for (let attempt = 1; !ports; attempt++) {
     const picked = await pickPorts();
-    await writeFile(confPath, config(dir, picked.imapPort, picked.imapsPort, picked.lmtpPort));
+    await writeFile(confPath, config(dir, picked.imapPort, picked.imapsPort, picked.lmtpPort, Boolean(options.oauth2)));
     try {
       await startMaster(dovecot, confPath, join(dir, 'start.log'));
       await Promise.all([waitForPid(dir), ...Object.values(picked).map((port) => waitForPort(port))]);
@@ -117,7 +137,7 @@ function passwdLine(user: string, pass: string): string {
   return `${user}:{PLAIN}${pass}\n`;
 }
 
-function config(dir: string, imapPort: number, imapsPort: number, lmtpPort: number): string {
+function config(dir: string, imapPort: number, imapsPort: number, lmtpPort: number, oauth2 = false): string {
   const dh = '/usr/share/dovecot/dh.pem';
   return `# Throwaway Dovecot ${new Date().toISOString()} for tests.
 base_dir = ${dir}/run
@@ -130,18 +150,28 @@ ssl_cert = <${dir}/ssl/cert.pem
 ssl_key = <${dir}/ssl/key.pem
 ${existsSync(dh) ? `ssl_dh = <${dh}` : ''}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${oauth2 ? ' xoauth2 oauthbearer' : ''}
 auth_failure_delay = 0
 mail_location = maildir:${dir}/mail/%u
 mail_fsync = never
 first_valid_uid = 1000
-passdb {
+${
+  oauth2
+    ? `passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${dir}/dovecot-oauth2.conf.ext
+}
+`
+    : ''
+}passdb {
   driver = passwd-file
+  ${oauth2 ? 'mechanisms = plain login' : ''}
   args = scheme=PLAIN username_format=%u ${dir}/users
 }
 userdb {
   driver = static
-  args = uid=2000 gid=2000 home=${dir}/mail/%u
+  args = uid=2000 gid=2000 home=${dir}/mail/%u${oauth2 ? " allow_all_users=yes" : ""}
 }
 namespace inbox {
   inbox = yes

@@ -36,6 +36,8 @@ export interface SmtpServerOptions {
   authOptional?: boolean;
   /** A plaintext-only server: STARTTLS is neither advertised nor accepted. */
   noStartTls?: boolean;
+  /** Offer XOAUTH2 too: a login is accepted when `verify` says its access token is the user's (the OAuth server's word). */
+  oauth?: { verify(user: string, accessToken: string): boolean };
   /** Runs on each message before the server answers 250: a test can file it somewhere first (a seed's INBOX or Junk). */
   onMessage?: (message: ReceivedMessage) => Promise<void>;
 }
@@ -45,7 +47,8 @@ export interface TestSmtpServer {
   host: '127.0.0.1';
   messages: ReceivedMessage[];
   /** Every AUTH attempt, right or wrong, and whether the session was encrypted by then. */
-  logins: { user: string; ok: boolean; secure: boolean }[];
+  /** `method` is written for XOAUTH2 logins only (password logins keep the shape older tests compare). */
+  logins: { user: string; ok: boolean; secure: boolean; method?: 'XOAUTH2' }[];
   stop(): Promise<void>;
   /** Resolves with the messages once at least `count` have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
@@ -74,7 +77,7 @@ export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<Tes
     cert,
     hideSTARTTLS: opts.noStartTls ?? false,
     disabledCommands: opts.noStartTls ? ['STARTTLS'] : [],
-    authMethods: ['PLAIN', 'LOGIN'],
+    authMethods: opts.oauth ? ['PLAIN', 'LOGIN', 'XOAUTH2'] : ['PLAIN', 'LOGIN'],
     authOptional: opts.authOptional ?? opts.users === undefined,
     // Tests may also talk plaintext to 127.0.0.1, as the engine allows for loopback.
     allowInsecureAuth: true,
@@ -82,6 +85,13 @@ export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<Tes
     closeTimeout: 200,
     onAuth(auth, session, callback) {
       const user = auth.username ?? '';
+      if (auth.method === 'XOAUTH2') {
+        const ok = Boolean(opts.oauth?.verify(user, auth.accessToken ?? ''));
+        logins.push({ user, ok, secure: session.secure, method: 'XOAUTH2' });
+        if (ok) return callback(null, { user });
+        // The XOAUTH2 failure challenge (RFC 7628 §3.2.2 style), which smtp-server answers with 334 then 535.
+        return callback(null, { data: { status: '401', schemes: 'bearer', scope: 'https://mail.google.com/' } });
+      }
       const ok = Object.hasOwn(users, user) && users[user] === auth.password;
       logins.push({ user, ok, secure: session.secure });
       if (ok) return callback(null, { user });
