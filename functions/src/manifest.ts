@@ -5,7 +5,7 @@
  * so what runs locally and what runs on AWS cannot drift apart.
  */
 
-/** Which per-minute limit a route counts against (interface-spec, Limits). */
+/** Which per-minute limit a route counts against (docs/api.md, Rate limits). */
 export type RateBucket = 'login' | 'import' | 'webhook' | 'publicCheck' | 'global';
 
 export const rateLimits: Record<RateBucket, number> = {
@@ -22,7 +22,7 @@ export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax: /v1/leads/{id} */
   path: string;
-  /** Public routes take no bearer token (interface-spec, Authentication). */
+  /** Public routes take no bearer token (docs/api.md, Authentication). */
   public?: boolean;
   rate?: RateBucket;
   /** How the body is read: JSON (default for POST/PUT/PATCH), none, or raw (multipart, forms). */

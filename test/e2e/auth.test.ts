@@ -54,7 +54,7 @@ describe('POST /v1/auth/login', () => {
   });
 });
 
-describe('lockout (decisions.md: 5 failures, 15 minutes)', () => {
+describe('lockout (5 failures, 15 minutes)', () => {
   it('locks after five failures, answers the sixth with 429 and retryAfterMs whatever the password, and opens after 15 minutes', async () => {
     const email = 'locked@outbound.test';
     await upsert(engine.deps, { email, password: 'the right password' });

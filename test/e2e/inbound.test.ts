@@ -85,10 +85,11 @@ async function readPast(mailboxId: string, uidAtLeast: number) {
 describe('reading a mailbox', { timeout: 120_000 }, () => {
   it('a reply between two steps stops the follow-up that was due and is listed; an out-of-office changes nothing', async () => {
     const box = await readMailbox('replyco.com', 'rita');
-    const { campaignId, ids } = await launchWith(box.id, ['ann@client.com', 'bob@client.com', 'cat@client.com']);
+    const { campaignId, ids } = await launchWith(box.id, ['ann@client.com', 'bob@client.com', 'cat@client.com', 'dot@client.com']);
     const toAnn = await firstTo('ann@client.com');
     const toBob = await firstTo('bob@client.com');
     await firstTo('cat@client.com');
+    const toDot = await firstTo('dot@client.com');
 
     // Ann answers in the thread; Bob's out-of-office answers too (threaded, but automatic).
     await dovecot.deliver(box.email, inbound.reply({
@@ -99,7 +100,14 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
       mailbox: box.email, from: 'bob@client.com', inReplyTo: toBob.messageId, subject: `Automatic reply: ${toBob.subject}`,
       body: 'I am out of the office with limited access to email.', style: 'exchange',
     }));
-    await readPast(box.id, 2);
+    // Dot is away and says until when: her next step waits for the day after.
+    const back = new Date(Date.now() + 60 * 86_400_000);
+    const backDay = back.toISOString().slice(0, 10);
+    await dovecot.deliver(box.email, inbound.outOfOffice({
+      mailbox: box.email, from: 'dot@client.com', inReplyTo: toDot.messageId, subject: `Auto: ${toDot.subject}`,
+      body: `Thanks for your email. I'm on vacation, returning ${backDay}. I will reply when I am back.`, style: 'gmail',
+    }));
+    await readPast(box.id, 3);
 
     const replies = await eventually(async () => {
       const res = await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`);
@@ -113,6 +121,9 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect(replies.nextCursor).toBeNull();
     expect((await lead(ids['ann@client.com']!)).status).toBe('REPLIED');
     expect((await lead(ids['bob@client.com']!)).status).toBe('CONTACTED');
+    expect((await lead(ids['dot@client.com']!)).status).toBe('CONTACTED');
+    const held = await getJob(engine.deps, jobId(ids['dot@client.com']!, 1));
+    expect(Number(held!.dueAt)).toBe(Date.parse(`${backDay}T00:00:00Z`) + 86_400_000);
     expect((await getJob(engine.deps, jobId(ids['ann@client.com']!, 1)))).toMatchObject({ state: 'CANCELLED', reason: 'the lead replied' });
     const row = await campaignRow(campaignId);
     expect(row.repliesCount).toBe(1);
@@ -122,6 +133,7 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await eventually(async () => sentTo('bob@client.com').length === 2 && sentTo('cat@client.com').length === 2, 40_000, 'the follow-ups');
     await new Promise((r) => setTimeout(r, 500));
     expect(sentTo('ann@client.com')).toHaveLength(1);
+    expect(sentTo('dot@client.com')).toHaveLength(1);
     // Read again (the next polls) it is not counted twice.
     expect((await campaignRow(campaignId)).repliesCount).toBe(1);
     // Filters: since after it excludes it; another campaign has none.

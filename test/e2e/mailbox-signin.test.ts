@@ -1,5 +1,5 @@
 /**
- * The sign-in check of POST /v1/mailboxes (interface-spec, "Sign-in check", rules 1 to 7)
+ * The sign-in check of POST /v1/mailboxes (docs/api.md, Mailboxes: the sign-in check)
  * through the HTTP API of the local runtime, against real servers on loopback: the test
  * SMTP server, a throwaway Dovecot, a closed port, a silent server and a DNS server that
  * knows no name. Every refusal is checked to have saved nothing.

@@ -6,6 +6,7 @@
  * XOAUTH2 against Dovecot that asks the OAuth server about the token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboxStateKey } from '@outbound/core/inbound/keys';
 import { mailboxKey } from '@outbound/core/mailbox/keys';
 import { ManualClock, scaledClock } from '@outbound/core/ports/clock';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
@@ -142,7 +143,10 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
 
     // The reply is read over IMAP with XOAUTH2 (Dovecot asks the OAuth server about the token).
     await dovecot.deliver(GOOGLE_USER, inbound.reply({ mailbox: GOOGLE_USER, from: 'lena@client.com', subject: `Re: ${sent!.subject}`, body: 'Interested, send details.', inReplyTo: sent!.messageId }));
-    await eventually(async () => (await engine.api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies.length === 1, 30_000, 'the reply read over XOAUTH2');
+    await eventually(async () => (await engine.api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies.length === 1, 30_000, 'the reply read over XOAUTH2').catch(async (err) => {
+      // Say why: the reader's own record of its last try.
+      throw new Error(`${(err as Error).message}; inbox state ${JSON.stringify(await engine.deps.store.get(inboxStateKey(box.id)))}; logs ${JSON.stringify(engine.logs.filter((l) => String(l.msg).includes('inbox')))}`);
+    });
     const lead = (await engine.api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads.find((l: { id: string }) => l.id === leadRes.body.id);
     expect(lead.status).toBe('REPLIED');
     // One refresh at most served the send and the reads: the access token is kept while it is good.

@@ -1,54 +1,15 @@
 import { recipientOfToken, unsubscribe } from '@outbound/core/guardrails/unsubscribe';
 import { httpHandler, type HttpResult } from '../lib/middleware.ts';
+import { page, PAGE_HEADERS } from '../lib/page.ts';
 
 /**
- * The built-in unsubscribe page (decisions.md, Mail). GET only shows the
+ * The built-in unsubscribe page (docs/api.md, Unsubscribe). GET only shows the
  * button: mail scanners open links, so opening one must change nothing. The
  * button's form POST and the RFC 8058 one-click POST
  * (`List-Unsubscribe=One-Click`) do the same thing, so the body is not read.
  */
 
-const STYLE = `
-*{box-sizing:border-box}
-body{margin:0;font:1.0625rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f7f9}
-main{max-width:30rem;margin:12vh auto 2rem;padding:2rem 1.5rem;background:#fff;border:1px solid #d8dde3;border-radius:.75rem}
-h1{font-size:1.5rem;line-height:1.25;margin:0 0 .75rem}
-p{margin:0 0 1.25rem}
-main>:last-child{margin-bottom:0}
-button{font:inherit;font-weight:600;min-height:2.75rem;padding:.6rem 1.5rem;border:0;border-radius:.5rem;background:#0b5cd5;color:#fff;cursor:pointer}
-button:hover{background:#0847a6}
-button:focus-visible{outline:3px solid #0b5cd5;outline-offset:3px}
-@media (max-width:32rem){main{margin:0;min-height:100vh;border:0;border-radius:0}button{width:100%}}
-`;
-
-/** Fixed text only: nothing from the request or the lead reaches the page, so there is nothing to escape. */
-const page = (title: string, content: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${content}
-</main>
-</body>
-</html>
-`;
-
-const HEADERS = {
-  'cache-control': 'no-store',
-  'x-robots-tag': 'noindex',
-  // The token in the URL must not travel on to other sites.
-  'referrer-policy': 'no-referrer',
-  // No scripts, no outside assets, and no framing (a framed button could be clicked by trickery).
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-};
-
-const answer = (status: number, html: string): HttpResult => ({ status, html, headers: HEADERS });
+const answer = (status: number, html: string): HttpResult => ({ status, html, headers: PAGE_HEADERS });
 
 const ASK = page(
   'Unsubscribe',

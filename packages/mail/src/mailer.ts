@@ -110,7 +110,7 @@ function createPool(transport: MailboxTransport, target: Target, key: string, ti
     pool: true,
     maxConnections: 1,
     // A message whose connection closed mid-send may already have been taken: never let the
-    // pool send it again by itself (decisions.md, Exactly once).
+    // pool send it again by itself (docs/sending.md, Exactly once).
     maxRequeues: 0,
     host: target.ip,
     port: transport.port,

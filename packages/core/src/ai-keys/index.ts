@@ -4,7 +4,7 @@ import { openSecret, sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { aiKeyKey } from './keys.ts';
 
-/** Path names of the two providers (decisions.md, AI keys); campaigns name them in upper case. */
+/** Path names of the two providers (docs/api.md, AI keys); campaigns name them in upper case. */
 export const AiKeyProvider = z.enum(['openai', 'anthropic'], { error: 'provider must be openai or anthropic' });
 export type AiKeyProvider = z.infer<typeof AiKeyProvider>;
 

@@ -7,7 +7,7 @@ import { loginGuardKey, userKey } from '../user/keys.ts';
 import { decoyHash, verifyPassword } from '../user/password.ts';
 import { Email, verb } from '../validate.ts';
 
-/** decisions.md: 5 consecutive failures lock the account for 15 minutes; tokens live 12 hours. */
+/** docs/api.md, Authentication: 5 consecutive failures lock the account for 15 minutes; tokens live 12 hours. */
 export const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
 export const TOKEN_TTL_SECONDS = 12 * 3600;
 const ISSUER = 'outbound';
@@ -19,7 +19,7 @@ export const LoginInput = z.object({
 
 type AuthDeps = Pick<Deps, 'store' | 'keys' | 'wallClock'>;
 
-/** The one 401 for a wrong password and an unknown account alike (interface-spec, Authentication 4). */
+/** The one 401 for a wrong password and an unknown account alike (no user enumeration: docs/api.md, Authentication). */
 const badCredentials = () => new UnauthorizedError('The email or password is not right.');
 
 /**

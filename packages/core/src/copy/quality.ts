@@ -1,7 +1,7 @@
 import { parseSpintax, SpintaxError, type SpinNode } from './spintax.ts';
 
 /**
- * contentQuality (decisions.md): an integer 0-100, higher is better, from the
+ * contentQuality (docs/copy.md): an integer 0-100, higher is better, from the
  * subject and template. It starts at 100 and loses the points in
  * QUALITY_PENALTIES; docs/copy.md prints the same table. The score never
  * throws and never depends on chance, so the same copy always scores the same.

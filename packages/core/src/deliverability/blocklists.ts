@@ -1,7 +1,7 @@
 import type { DnsResolver } from '../ports/dns.ts';
 import { BLOCKLISTS, type BlocklistDetail, type BlocklistId, type Status } from './types.ts';
 
-/** decisions.md: 127.0.0.2–127.0.0.255 and 127.0.1.0–127.0.1.255 mean listed. */
+/** docs/api.md, Domain checks: 127.0.0.2–127.0.0.255 and 127.0.1.0–127.0.1.255 mean listed. */
 export function isListingAnswer(address: string): boolean {
   const o = address.split('.').map(Number);
   if (o.length !== 4 || o[0] !== 127 || o[1] !== 0) return false;

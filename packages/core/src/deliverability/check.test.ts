@@ -58,7 +58,7 @@ describe('SPF syntax (RFC 7208 §12)', () => {
   });
 });
 
-describe('blocklist answers (decisions.md)', () => {
+describe('blocklist answers (docs/api.md, Domain checks)', () => {
   it.each([
     ['127.0.0.2', true],
     ['127.0.0.255', true],

@@ -4,7 +4,7 @@ import type { DkimStatus, Status } from './types.ts';
 
 /**
  * Selectors the big mail providers and sending services publish, in the order
- * they are tried (decisions.md, DKIM selector order): Google Workspace,
+ * they are tried (docs/api.md, Domain checks): Google Workspace,
  * Microsoft 365, Mailchimp/Mandrill, SendGrid, then the usual hand-made names.
  */
 export const COMMON_SELECTORS = [
@@ -110,7 +110,7 @@ export function evaluateDkimRecord(record: string): { status: Status; reason: st
 const recordName = (selector: string, domain: string) => `${selector}._domainkey.${domain}`;
 
 /**
- * DKIM (decisions.md, DKIM selector order): with a selector given to the
+ * DKIM (docs/api.md, Domain checks): with a selector given to the
  * check, only that one; else the domain's saved selector only; in both cases
  * a missing or unusable record is FAIL. With neither, the common selectors are
  * looked up together and the first of the list that has a record decides;

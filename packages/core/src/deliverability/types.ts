@@ -1,9 +1,9 @@
-/** The statuses of a domain check (interface-spec, Public domain-check result; decisions.md, Domain check). */
+/** The statuses of a domain check (docs/api.md, Domain checks). */
 export type Status = 'PASS' | 'FAIL';
 /** DKIM alone may be PENDING: no selector is known and none of the common ones matched. */
 export type DkimStatus = Status | 'PENDING';
 
-/** decisions.md: the three blocklist operators, by identifier, with the zone each is queried under. */
+/** docs/api.md, Domain checks: the three blocklist operators, by identifier, with the zone each is queried under. */
 export const BLOCKLISTS = {
   'spamhaus-dbl': 'dbl.spamhaus.org',
   surbl: 'multi.surbl.org',

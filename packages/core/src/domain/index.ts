@@ -20,7 +20,7 @@ export interface UsedBy {
 }
 
 /**
- * decisions.md: the non-archived campaigns with a picked mailbox on the
+ * usedBy (docs/api.md, Domains): the non-archived campaigns with a picked mailbox on the
  * domain, and how many of those are ACTIVE, PAUSED and DRAFT.
  */
 export function usedBy(domainId: string, campaigns: Item[], mailboxes: Item[]): { usedBy: UsedBy; campaigns: Item[] } {

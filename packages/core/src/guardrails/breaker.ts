@@ -4,7 +4,7 @@ import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
 import { queryAll } from '../collections.ts';
 import { pairDayKey, pairKey, trippedIndex, trippedPairs } from './breaker.keys.ts';
 
-/** The fixed minimum of sends before a pair can trip (interface-spec guardrail 7). */
+/** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
 export const MIN_SENDS = 20;
 /** The rolling window: the pair's sends and bounces of the last 7 days of the engine clock. */
 export const WINDOW_DAYS = 7;

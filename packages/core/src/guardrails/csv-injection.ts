@@ -1,6 +1,5 @@
 /**
- * Guardrail 6, CSV-injection defense (interface-spec.md, "Guardrails that must
- * hold", 6): a cell value that starts with =, +, - or @ is neutralized on
+ * Guardrail 6, CSV-injection defense (README, Guardrails): a cell value that starts with =, +, - or @ is neutralized on
  * ingest, before it is stored, on every ingest path (single create, CSV
  * import, webhook), because the three share one validation.
  *

@@ -1,6 +1,6 @@
 /**
  * Guardrail 5: the AI disclosure marker, only on a genuinely AI-generated
- * send to a recipient with an EU-region signal (decisions.md: customFields
+ * send to a recipient with an EU-region signal (docs/copy.md: customFields
  * country in the EU/EEA, region EU, or an EU/EEA country-code or .eu address).
  */
 export const AI_DISCLOSURE = 'This message was written with the help of AI.';

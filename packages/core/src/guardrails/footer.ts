@@ -9,7 +9,7 @@ export class GuardrailError extends EngineError {
 }
 
 /**
- * Guardrail 1 and the footer order of decisions.md: after the body, the
+ * Guardrail 1 and the footer order (docs/sending.md): after the body, the
  * sending domain's mailing address (one line per address line), then the
  * unsubscribe link, then, only when `aiDisclosure`, the AI marker. With no
  * address or no unsubscribe link there is no footer and no send.

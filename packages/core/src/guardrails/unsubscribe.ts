@@ -1,6 +1,6 @@
 /**
- * The built-in unsubscribe page's token and verb (interface-spec, guardrail 3;
- * decisions.md, Mail). The token names the lead, never the address, so a link
+ * The built-in unsubscribe page's token and verb (guardrail 3;
+ * docs/api.md, Unsubscribe). The token names the lead, never the address, so a link
  * forwarded or logged does not leak who it was sent to, and it is signed so
  * nobody can unsubscribe somebody else by guessing.
  */

@@ -35,10 +35,11 @@ export const MAX_ROUNDS = 6;
 /** Mailboxes read at once. */
 export const CONCURRENCY = 16;
 /**
- * A failing mailbox is tried again after a minute of wall time, then two, four ... up to six hours:
- * wall time, so that a fast engine clock (TIME_SCALE) never turns a refused sign-in into a loop against the server.
+ * A failing mailbox is tried again after a while of wall time, doubling each time up to six hours:
+ * wall time, so that a fast engine clock (TIME_SCALE) never turns a failure into a loop against the
+ * server. A refused sign-in waits longer from the start (a minute) than a server that did not answer (15 s).
  */
-export const FIRST_BACKOFF_MS = 60_000;
+export const FIRST_BACKOFF_MS = { refused: 60_000, unreachable: 15_000 };
 export const MAX_BACKOFF_MS = 6 * 60 * 60_000;
 
 type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'mailReader' | 'oauth' | 'config'>;
@@ -56,8 +57,15 @@ export interface PollResult {
 /** Mailboxes the engine can read: an IMAP host (never one under a reserved test TLD) and a way to sign in. */
 const readable = (m: Item) => Boolean(m.imapHost) && !isReservedHost(String(m.imapHost)) && hasCredentials(m);
 
-/** When the mailbox's reading starts: nothing that arrived before it was added (or connected) is classified. */
-const startOf = (m: Item) => Date.parse(String(m.auth === 'oauth' ? (m.connectedAt ?? m.createdAt) : m.createdAt)) || 0;
+/**
+ * When the mailbox's reading starts: nothing that arrived before it was added (or connected) is
+ * classified. INTERNALDATE has whole seconds (RFC 3501 date-time), so the start is cut to its second:
+ * a message of the same second counts as after.
+ */
+const startOf = (m: Item) => {
+  const ms = Date.parse(String(m.auth === 'oauth' ? (m.connectedAt ?? m.createdAt) : m.createdAt)) || 0;
+  return Math.floor(ms / 1000) * 1000;
+};
 
 /**
  * One tick of the mailbox poller (an EventBridge schedule on AWS, a timer
@@ -169,8 +177,8 @@ export async function pollMailbox(deps: D, mailbox: Item, state: InboxState, dea
 async function failed(deps: D, mailbox: Item, state: InboxState, leaseId: string, err: unknown): Promise<void> {
   const id = String(mailbox.id);
   const failures = state.failures + 1;
-  const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** (failures - 1), MAX_BACKOFF_MS);
   const refused = (err instanceof InboxReadError && err.reason === 'auth') || err instanceof MailboxAccessError;
+  const backoff = Math.min(FIRST_BACKOFF_MS[refused ? 'refused' : 'unreachable'] * 2 ** (failures - 1), MAX_BACKOFF_MS);
   const sentence =
     err instanceof MailboxAccessError
       ? err.message

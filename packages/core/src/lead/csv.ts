@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { EngineError, ValidationError } from '../errors.ts';
 
-/** Data rows per file (decisions.md: the header is not a row). */
+/** Data rows per file (docs/leads-import.md: the header is not a row). */
 export const MAX_CSV_ROWS = 50_000;
-/** Bytes per file: 10 MB (decisions.md: 10,485,760 bytes). */
+/** Bytes per file: 10 MB (docs/leads-import.md: 10,485,760 bytes). */
 export const MAX_CSV_BYTES = 10_485_760;
 
 export type CsvLeadFields = {

@@ -22,7 +22,7 @@ export interface ImportReport {
 }
 
 /**
- * POST /v1/leads/import, synchronous (decisions.md). The file is measured
+ * POST /v1/leads/import, synchronous (docs/leads-import.md). The file is measured
  * and counted before anything is stored, so a file over the limits (413)
  * leaves nothing behind; every row then goes through the same validation as
  * the other ingest paths, CSV-injection guardrail included.

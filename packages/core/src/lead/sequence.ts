@@ -62,7 +62,7 @@ export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>
   }
 }
 
-/** A deleted mailbox ends the sequences of the leads pinned to it (interface-spec, Step). */
+/** A deleted mailbox ends the sequences of the leads pinned to it (docs/api.md, Campaigns). */
 export async function endForMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
   const pinned = await queryAll(deps.store, { index: 'gsi4', pk: pinnedLeads(mailboxId) });
   for (const lead of pinned) {

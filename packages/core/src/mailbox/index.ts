@@ -100,7 +100,7 @@ export const update = verb(UpdateMailbox.extend({ id: z.string() }), async (deps
 
 /**
  * Deletes a mailbox: it leaves every campaign that picked it, and the
- * follow-up sequences of the leads pinned to it end (interface-spec, Step).
+ * follow-up sequences of the leads pinned to it end (docs/api.md, Mailboxes).
  */
 export async function remove(deps: Pick<Deps, 'store' | 'wallClock' | 'log'>, id: string): Promise<void> {
   const mailbox = await get(deps, id);

@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.ts';
 import type { ServerLogin, SignInResult } from '../ports/mail.ts';
 import type { CreateMailbox } from './mailbox.schema.ts';
 
-/** Hosts under these reserved top-level domains are never contacted (RFC 2606; interface-spec rule 5). */
+/** Hosts under these reserved top-level domains are never contacted (RFC 2606; docs/api.md, Mailboxes). */
 const RESERVED_TLD = /\.(test|example|invalid)\.?$/i;
 export const isReservedHost = (host: string) => RESERVED_TLD.test(host) || /^(test|example|invalid)$/i.test(host);
 
@@ -30,7 +30,7 @@ export function signInSentence(kind: 'smtp' | 'imap', login: ServerLogin, result
 }
 
 /**
- * The sign-in check of POST /v1/mailboxes (interface-spec, rules 1 to 6):
+ * The sign-in check of POST /v1/mailboxes (docs/api.md, Mailboxes):
  * with a password and a host, sign in to each server once, concurrently,
  * 10 s each, as authUsername or the email; reserved hosts are skipped; when
  * both fail the SMTP failure is the one reported. Throws ValidationError (422).

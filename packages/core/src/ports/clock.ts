@@ -1,7 +1,7 @@
 /**
  * Clock port. `now()` is engine time in epoch milliseconds. Locally the
  * engine clock may run TIME_SCALE times faster than the wall; tokens,
- * lockouts and rate-limit windows use a wall clock (decisions.md).
+ * lockouts and rate-limit windows use a wall clock (README, Configuration: TIME_SCALE).
  */
 export interface Clock {
   now(): number;

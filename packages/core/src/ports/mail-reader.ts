@@ -65,7 +65,7 @@ export interface InboxBatch {
 /**
  * Reading a mailbox over IMAP (adapter: packages/mail). Three uses: the
  * mailbox's INBOX (replies, bounce reports, complaints, auto-replies), the Sent
- * folder after an unknown send outcome (decisions.md, Exactly once: GOOGLE
+ * folder after an unknown send outcome (docs/sending.md, Exactly once: GOOGLE
  * and MICROSOFT file sent mail themselves), and the seed inboxes of a
  * placement sample. Every method throws when it cannot tell (sign-in refused,
  * server unreachable): "cannot tell" is never reported as "not there".

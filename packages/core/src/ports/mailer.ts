@@ -31,7 +31,7 @@ export interface OutgoingEmail {
  * - `auth`: the server refused the sign-in — the mailbox needs attention.
  * - `connection`: nothing was sent (no connection, refused before DATA).
  * - `unknown`: the connection broke after the message may have been taken;
- *   never resent blindly (decisions.md, Exactly once).
+ *   never resent blindly (docs/sending.md, Exactly once).
  */
 export type SendFailure = 'permanent' | 'temporary' | 'auth' | 'connection' | 'unknown';
 export type SendResult = { ok: true; response: string } | { ok: false; kind: SendFailure; code?: number; detail: string };

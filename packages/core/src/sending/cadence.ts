@@ -5,7 +5,7 @@ import { mailboxKey } from '../mailbox/keys.ts';
 import { utcDay } from '../guardrails/breaker.ts';
 import { dailyCapKey } from './keys.ts';
 
-/** interface-spec: at least 480 s between the starts of two sends from one mailbox. */
+/** docs/sending.md, Cadence: at least 480 s between the starts of two sends from one mailbox. */
 export const CADENCE_FLOOR_SECONDS = 480;
 /** Plus a jitter drawn uniformly from 0 to this many seconds (docs/sending.md). */
 export const JITTER_SECONDS = 120;

@@ -83,7 +83,7 @@ export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): 
       await breaker.recordBounce(deps, String(campaign.id), String(mailbox.id));
     },
     async recordUnknown(held, mailbox) {
-      // The server may have taken it: never resent blindly (decisions.md, Exactly once).
+      // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
       if (filesSentMail(mailbox)) {
         // The provider files what it sent: the job stays claimed, and once the claim is old enough
         // for the provider to have filed it, the dispatcher looks in the Sent folder (settleDeadClaims).

@@ -77,7 +77,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
  * A job still CLAIMED long after its claim belongs to a sender that died.
  * Before SMTP began (no smtpStartedAt) it is simply scheduled again. After,
  * SMTP may or may not have taken the email, so it is never resent blindly
- * (decisions.md, Exactly once): it is marked FAILED with the reason, and
+ * (docs/sending.md, Exactly once): it is marked FAILED with the reason, and
  * counted in the queue's failed.
  */
 async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number> {
