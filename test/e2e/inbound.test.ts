@@ -14,6 +14,9 @@ import { pairDayKey } from '@outbound/core/guardrails/breaker.keys';
 import { utcDay } from '@outbound/core/guardrails/breaker';
 import { sealSecret } from '@outbound/core/secrets/index';
 import { getJob } from '@outbound/core/sending/jobs';
+import { sendJob } from '@outbound/core/sending/sender';
+import { transition } from '@outbound/core/lead/sequence';
+import type { Store } from '@outbound/core/ports/store';
 import { jobId } from '@outbound/core/sending/keys';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, eventually } from '../helpers/fixtures.ts';
@@ -170,7 +173,8 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await firstTo('fay@client.com');
     await firstTo('old@client.com');
 
-    await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'dan@client.com', subject: 'about your note', body: 'Sure, call me Tuesday.' }));
+    // Appended over IMAP, as a mail client files a message, rather than delivered by a mail server.
+    await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'dan@client.com', subject: 'about your note', body: 'Sure, call me Tuesday.' }), 'INBOX', 'imap');
     await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'someone.else@client.com', subject: `Re: ${toEve.subject}`, body: 'Eve asked me to answer.', references: ['unrelated@elsewhere.com', toEve.messageId!] }));
     await dovecot.deliver(email, inbound.unrelated({ mailbox: email, from: 'news@vendor.com', subject: 'Our November newsletter', body: 'News.' }));
     await dovecot.deliver(email, inbound.ownSentCopy({ mailbox: email, to: 'fay@client.com', messageId: toDan.messageId!, subject: toDan.subject!, body: 'copy' }));
@@ -185,6 +189,11 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect(listed.map((x: { fromEmail: string }) => x.fromEmail).sort()).toEqual(['dan@client.com', 'someone.else@client.com']);
     // Newest first.
     expect(Date.parse(listed[0].receivedAt)).toBeGreaterThanOrEqual(Date.parse(listed[1].receivedAt));
+    // Deleting a lead deletes what was read from it; the campaign's count stays.
+    expect((await engine.api.request('DELETE', `/v1/leads/${ids['dan@client.com']}`)).status).toBe(204);
+    const left = (await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`)).body.replies;
+    expect(left.map((x: { fromEmail: string }) => x.fromEmail)).toEqual(['someone.else@client.com']);
+    expect((await campaignRow(campaignId)).repliesCount).toBe(2);
   });
 
   it('a failed DSN bounces and suppresses exactly its lead, a delay changes nothing, a complaint suppresses; a UIDVALIDITY reset re-reads nothing twice', async () => {
@@ -247,5 +256,35 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect((await state(box.id))!.failures).toBe(1);
     expect(Number((await state(box.id))!.retryAfter)).toBeGreaterThan(Date.now() + 50_000);
+  });
+
+  it('a reply recorded after a follow-up was claimed, before SMTP starts, still stops it', async () => {
+    const box = await readMailbox('guardco.com', 'gil');
+    const { ids } = await launchWith(box.id, ['eli@client.com']);
+    await firstTo('eli@client.com');
+    const id = jobId(ids['eli@client.com']!, 1);
+    const job = await eventually(async () => getJob(engine.deps, id), 10_000, 'the follow-up planned');
+    // Due now and queued (recently, so the dispatcher leaves it to this test's own send).
+    await engine.deps.store.update({ pk: job.pk, sk: job.sk }, { set: { state: 'QUEUED', dueAt: 0, queuedAt: Date.now() } });
+    // The reply lands in the narrowest window: right after this send claimed the job.
+    const store = engine.deps.store;
+    const racing = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'transact') {
+          return async (ops: Parameters<Store['transact']>[0]) => {
+            await target.transact(ops);
+            if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) {
+              await transition(engine.deps, (await target.get(leadKey(ids['eli@client.com']!)))!, 'REPLIED');
+            }
+          };
+        }
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(await sendJob({ ...engine.deps, store: racing }, id)).toBe('cancelled');
+    expect(await getJob(engine.deps, id)).toMatchObject({ state: 'CANCELLED', reason: 'the lead replied, bounced or was stopped before the send' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sentTo('eli@client.com')).toHaveLength(1);
   });
 });

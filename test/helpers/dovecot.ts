@@ -24,8 +24,11 @@ export interface TestDovecot {
   dir: string;
   /** Adds a login; Dovecot rereads the passwd-file when it changes. */
   addUser(user: string, pass: string): Promise<void>;
-  /** Puts a raw RFC 5322 message in a user's INBOX (through LMTP) or Junk or Sent folder (through IMAP APPEND). */
-  deliver(to: string, raw: string, folder?: 'INBOX' | 'Junk' | 'Sent'): Promise<void>;
+  /**
+   * Puts a raw RFC 5322 message in a user's INBOX (through LMTP, as a mail server delivers, or with
+   * `via: 'imap'` through IMAP APPEND, as a client files it) or Junk or Sent folder (IMAP APPEND).
+   */
+  deliver(to: string, raw: string, folder?: 'INBOX' | 'Junk' | 'Sent', via?: 'lmtp' | 'imap'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -118,8 +121,8 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    async deliver(to, raw, folder = 'INBOX') {
-      if (folder === 'INBOX') return deliverByLmtp(lmtpPort, to, raw);
+    async deliver(to, raw, folder = 'INBOX', via = folder === 'INBOX' ? 'lmtp' : 'imap') {
+      if (via === 'lmtp') return deliverByLmtp(lmtpPort, to, raw);
       const pass = logins.get(to);
       if (pass === undefined) throw new Error(`deliver: ${to} is not a user of this Dovecot`);
       return appendByImap(imapPort, to, pass, folder, raw);

@@ -279,4 +279,6 @@ export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<voi
     throw err;
   }
   await countLeads(deps, String(lead.campaignId), [lead], -1);
+  // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
+  for (const item of await queryAll(deps.store, { index: 'gsi3', pk: leadInbound(id) })) await deps.store.delete({ pk: item.pk, sk: item.sk });
 }
