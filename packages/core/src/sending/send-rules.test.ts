@@ -1,0 +1,189 @@
+/**
+ * The send rules on the unit tier (every port in memory): claims, cadence and
+ * the daily cap, retries, suppression at send time, the reply guard, the
+ * bounce breaker and the launch check. The same rules run against real
+ * servers in test/e2e; here each takes milliseconds.
+ */
+import { describe, expect, it } from 'vitest';
+import * as campaigns from '../campaign/index.ts';
+import * as domains from '../domain/index.ts';
+import * as leads from '../lead/index.ts';
+import * as mailboxes from '../mailbox/index.ts';
+import * as breaker from '../guardrails/breaker.ts';
+import * as suppression from '../suppression/index.ts';
+import { leadKey } from '../lead/keys.ts';
+import { transition } from '../lead/sequence.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
+import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
+import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
+import { getJob } from './jobs.ts';
+import { jobId, jobKey } from './keys.ts';
+import { RETRY_MINUTES, sendJob } from './sender.ts';
+
+const MINUTE = 60_000;
+
+/** A launched campaign with one mailbox (on a reserved host: never contacted) and these leads. */
+async function launched(deps: UnitDeps, emails: string[], opts: { dailyCap?: number; steps?: { waitDays: number; body: string }[] } = {}) {
+  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', senderName: 'Rep', dailyCap: opts.dailyCap ?? 25,
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'C', aiPromptTemplate: 'x', subject: 'Hello {{firstName}}', template: 'Hi {{firstName}}, a note.', mailboxIds: [String(box.id)], steps: opts.steps ?? [],
+  });
+  const ids: string[] = [];
+  for (const email of emails) ids.push(String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'F' })).id));
+  await campaigns.launch(deps, String(c.id));
+  return { box, campaignId: String(c.id), ids };
+}
+
+/** What the dispatcher does before the queue delivers a job: SCHEDULED to QUEUED. */
+async function queue(deps: UnitDeps, id: string) {
+  const job = (await getJob(deps, id))!;
+  await deps.store.update(jobKey(id), { set: { state: 'QUEUED', dueAt: Math.min(Number(job.dueAt), deps.clock.now()) } });
+}
+
+describe('the one send path, in memory', () => {
+  it('claims a job once: a second delivery of its message sends nothing', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['a@client.com']);
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('sent');
+    expect(await sendJob(deps, id)).toBe('ignored');
+    expect(deps.mailer.sent).toHaveLength(1);
+    expect(deps.mailer.sent[0]!.email.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SENT', attempts: 1 });
+  });
+
+  it('spaces one mailbox by the cadence floor plus jitter, and stops at its daily cap until the next day', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['a@client.com', 'b@client.com', 'c@client.com'], { dailyCap: 2 });
+    const [a, b, c] = ids.map((l) => jobId(l, 0));
+    await queue(deps, a!);
+    expect(await sendJob(deps, a!)).toBe('sent');
+    await queue(deps, b!);
+    // The slot of the first send is not over: it waits.
+    expect(await sendJob(deps, b!)).toBe('rescheduled');
+    const due = Number((await getJob(deps, b!))!.dueAt);
+    expect(due - deps.clock.now()).toBeGreaterThanOrEqual(CADENCE_FLOOR_SECONDS * 1000);
+    expect(due - deps.clock.now()).toBeLessThanOrEqual((CADENCE_FLOOR_SECONDS + JITTER_SECONDS) * 1000);
+    deps.clock.set(due);
+    await queue(deps, b!);
+    expect(await sendJob(deps, b!)).toBe('sent');
+    // The cap of 2 is reached: the third waits (it is looked at again within the hour), and goes on the next UTC day.
+    deps.clock.advance(11 * MINUTE);
+    await queue(deps, c!);
+    expect(await sendJob(deps, c!)).toBe('rescheduled');
+    expect(Number((await getJob(deps, c!))!.dueAt)).toBeLessThanOrEqual(Date.UTC(2026, 2, 3));
+    expect(deps.mailer.sent).toHaveLength(2);
+    deps.clock.set(Date.UTC(2026, 2, 2, 23, 59));
+    await queue(deps, c!);
+    expect(await sendJob(deps, c!)).toBe('rescheduled');
+    deps.clock.set(Date.UTC(2026, 2, 3, 0, 1));
+    await queue(deps, c!);
+    expect(await sendJob(deps, c!)).toBe('sent');
+  });
+
+  it('retries a temporary failure on the back-off schedule, then fails it; the daily cap gives the try back', async () => {
+    const deps = unitDeps();
+    const { ids, box } = await launched(deps, ['a@client.com']);
+    const id = jobId(ids[0]!, 0);
+    for (const minutes of RETRY_MINUTES) {
+      deps.mailer.answer({ ok: false, kind: 'temporary', code: 451, detail: 'try later' });
+      await queue(deps, id);
+      expect(await sendJob(deps, id)).toBe('rescheduled');
+      expect(Number((await getJob(deps, id))!.dueAt) - deps.clock.now()).toBe(minutes * MINUTE);
+      // Past the retry and past the mailbox's cadence slot (a try books it too).
+      deps.clock.advance(Math.max(minutes, 11) * MINUTE);
+    }
+    deps.mailer.answer({ ok: false, kind: 'temporary', code: 451, detail: 'try later' });
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('failed');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'FAILED', lastError: 'temporary 451', attempts: RETRY_MINUTES.length + 1 });
+    const sentToday = await deps.store.query({ pk: `MAILBOX#${box.id}`, skBeginsWith: 'SENT#' });
+    expect(sentToday.items.reduce((n, d) => n + Number(d.count), 0)).toBe(0);
+  });
+
+  it('refuses at send time an address suppressed while its email was queued, and ends the lead', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['gone@client.com']);
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    await suppression.suppress(deps, 'gone@client.com', 'unsubscribe');
+    expect(await sendJob(deps, id)).toBe('cancelled');
+    expect(deps.mailer.sent).toHaveLength(0);
+    expect((await deps.store.get(leadKey(ids[0]!)))!.status).toBe('SUPPRESSED');
+  });
+
+  it('a reply recorded after the claim, before SMTP, cancels the follow-up in the same write that would start SMTP', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['ann@client.com'], { steps: [{ waitDays: 1, body: 'Bumping this.' }] });
+    const first = jobId(ids[0]!, 0);
+    await queue(deps, first);
+    expect(await sendJob(deps, first)).toBe('sent');
+    deps.clock.advance(2 * 24 * 60 * MINUTE);
+    const followUp = jobId(ids[0]!, 1);
+    await queue(deps, followUp);
+    // The reply lands right after the claim.
+    const transact = deps.store.transact.bind(deps.store);
+    deps.store.transact = async (ops) => {
+      await transact(ops);
+      if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) await transition(deps, (await deps.store.get(leadKey(ids[0]!)))!, 'REPLIED');
+    };
+    expect(await sendJob(deps, followUp)).toBe('cancelled');
+    expect(deps.mailer.sent).toHaveLength(1);
+  });
+
+  it('a mailbox that cannot sign in shows ERROR and the job waits', async () => {
+    const deps = unitDeps();
+    const { ids, box } = await launched(deps, ['a@client.com']);
+    await deps.store.update(mailboxKey(String(box.id)), { remove: ['sealedPassword'] });
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('rescheduled');
+    expect(await deps.store.get(mailboxKey(String(box.id)))).toMatchObject({ status: 'ERROR', lastError: 'The mailbox has no password to sign in with.' });
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+});
+
+describe('the bounce breaker, in memory', () => {
+  it('trips a pair only after 20 sends, once its rate passes the threshold, and resumes with a fresh window', async () => {
+    const deps = unitDeps();
+    const { box, campaignId } = await launched(deps, []);
+    const mailboxId = String(box.id);
+    for (let i = 0; i < 19; i++) await breaker.recordSend(deps, campaignId, mailboxId);
+    expect(await breaker.recordBounce(deps, campaignId, mailboxId)).toBe(false);
+    expect(await breaker.recordBounce(deps, campaignId, mailboxId)).toBe(false);
+    // The 20th send: 2 of 20 is 10 %, over 5 %.
+    expect(await breaker.recordSend(deps, campaignId, mailboxId)).toBe(true);
+    expect(await breaker.isTripped(deps, campaignId, mailboxId)).toBe(true);
+    expect(await campaigns.get(deps, campaignId)).toMatchObject({ pausedForBounceRate: true });
+    await breaker.resume(deps, campaignId);
+    expect(await breaker.isTripped(deps, campaignId, mailboxId)).toBe(false);
+    expect(await breaker.recordSend(deps, campaignId, mailboxId)).toBe(false);
+  });
+
+  it('stays closed at exactly the threshold (5 % is not over 5 %)', async () => {
+    const deps = unitDeps();
+    const { box, campaignId } = await launched(deps, []);
+    for (let i = 0; i < 40; i++) await breaker.recordSend(deps, campaignId, String(box.id));
+    await breaker.recordBounce(deps, campaignId, String(box.id));
+    expect(await breaker.recordBounce(deps, campaignId, String(box.id))).toBe(false);
+  });
+});
+
+describe('the launch check, in memory', () => {
+  it('lists every problem at once: no senders, a domain without an address, an empty step', async () => {
+    const deps = unitDeps();
+    const domain = await created(domains.create, deps, { domainName: 'noaddr.com' });
+    const box = await created(mailboxes.create, deps, { email: 'x@noaddr.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Body', mailboxIds: [String(box.id)], steps: [{ waitDays: 2 }] });
+    const check = await campaigns.launchCheck(deps, String(c.id));
+    expect(check.canLaunch).toBe(false);
+    expect(check.problems.map((p: { code: string }) => p.code).sort()).toEqual(['DOMAIN_NO_ADDRESS', 'STEP_EMPTY']);
+    await mailboxes.update(deps, { id: String(box.id), status: 'PAUSED' });
+    const paused = await campaigns.launchCheck(deps, String(c.id));
+    expect(paused.problems.map((p: { code: string }) => p.code)).toContain('NO_SENDERS');
+  });
+});
