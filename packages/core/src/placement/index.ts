@@ -17,11 +17,10 @@ import { domainKey } from '../domain/keys.ts';
 import { domainMailboxes } from '../mailbox/keys.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as seeds from '../seed/index.ts';
-import { dueIndex, jobKey, queueCounterKey, stateCounter } from '../sending/keys.ts';
-import { foldCounters } from '../sending/jobs.ts';
+import { createJobOps, foldCounters, newJob } from '../sending/jobs.ts';
 import { parse } from '../validate.ts';
 import { domainRuns, OPEN_RUNS, probeJobId, runKey, runProbes } from './keys.ts';
-import type { ProbeCopy } from './probe.ts';
+import { PROBE_KIND, type ProbeCopy } from './probe.ts';
 import { StartSample, type PlacementRollup } from './placement.schema.ts';
 import { probeState } from './reader.ts';
 
@@ -108,35 +107,24 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
     startedAt,
     startedAtMs: now,
   };
-  const probes = sampled.map((seed, i): Item => {
-    const jobId = probeJobId(id, String(seed.id));
-    return {
-      ...jobKey(jobId),
-      ...dueIndex(jobId, now),
-      gsi2pk: runProbes(id),
-      gsi2sk: jobId,
-      id: jobId,
-      kind: 'probe',
-      runId: id,
-      domainId: input.domainId,
-      seedId: seed.id,
-      seedEmail: seed.email,
-      provider: seed.provider,
-      mailboxId: mailboxes[i % mailboxes.length]!.id,
-      dueAt: now,
-      state: 'SCHEDULED',
-      attempts: 0,
-      createdAt: startedAt,
-    };
-  });
+  const probes = sampled.map((seed, i): Item =>
+    newJob(
+      {
+        id: probeJobId(id, String(seed.id)),
+        kind: PROBE_KIND,
+        group: runProbes(id),
+        dueAt: now,
+        mailboxId: String(mailboxes[i % mailboxes.length]!.id),
+        fields: { runId: id, domainId: input.domainId, seedId: seed.id, seedEmail: seed.email, provider: seed.provider },
+      },
+      now,
+    ),
+  );
   const ops: TransactOp[] = [
     // One run per domain at a time: the domain holds the open run's id.
     { update: domainKey(input.domainId), change: { set: { placementRunId: id }, if: { and: [{ itemExists: true }, { attr: 'placementRunId', exists: false }] } } },
     { put: run, if: { itemExists: false } },
-    ...probes.flatMap((p): TransactOp[] => [
-      { put: p, if: { itemExists: false } },
-      { update: queueCounterKey, change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
-    ]),
+    ...probes.flatMap((p) => createJobOps(p, now)),
   ];
   try {
     await deps.store.transact(foldCounters(ops));

@@ -7,6 +7,7 @@ import * as suppression from '../suppression/index.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import { move } from '../sending/jobs.ts';
 import type { JobControl, SendOutcome, SendPlan } from '../sending/plan.ts';
+import type { JobKind } from '../sending/kinds.ts';
 import { runKey } from './keys.ts';
 
 /** What a run sends, fixed when it starts: the campaign's first email, or the copy given. */
@@ -75,3 +76,18 @@ export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Pro
     },
   };
 }
+
+/** Stored on a probe's job: the registry (job-kinds.ts) finds this kind by it. */
+export const PROBE_KIND = 'probe';
+
+export const placementProbe: JobKind = {
+  name: PROBE_KIND,
+  // A placement sample waits in the same queue: it has a seed, not a campaign and a lead.
+  label: 'placement',
+  plan: planProbeSend,
+  // Never sent again either: the read of its seed inbox tells whether it arrived.
+  settleUnknown: (deps, job) =>
+    move(deps, job, 'FAILED', {
+      set: { lastError: 'outcome unknown: the sender stopped during the send', failedAt: new Date(deps.clock.now()).toISOString(), unknownOutcome: true, sentAtMs: job.claimedAt },
+    }),
+};

@@ -4,6 +4,8 @@ import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
 import { CLAIMED, DUE, queueCounterKey, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
 import { queuePaused } from '../sending/sender.ts';
+import { kindOf } from '../job-kinds.ts';
+import type { Item } from '../ports/store.ts';
 
 const JOBS_SHOWN = 50;
 
@@ -26,8 +28,7 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   const pending = n('SCHEDULED') + n('QUEUED') + n('PARKED');
   const job = (j: Record<string, unknown>, state: 'waiting' | 'active' | 'delayed') => ({
     id: j.id,
-    // A placement sample (docs/placement.md) waits in the same queue: it has a seed, not a campaign and a lead.
-    kind: j.kind === 'probe' ? 'placement' : 'campaign',
+    kind: kindOf(j as Item).label,
     campaignId: j.campaignId ?? null,
     leadId: j.leadId ?? null,
     step: j.step,

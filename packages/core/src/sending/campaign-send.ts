@@ -11,6 +11,9 @@ import { composeEmail } from './compose.ts';
 import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import type { JobControl, SendOutcome, SendPlan } from './plan.ts';
+import type { JobKind } from './kinds.ts';
+import { imapLogin } from '../mailbox/access.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -144,3 +147,51 @@ export async function recordSent(
 export function filesSentMail(mailbox: Item): boolean {
   return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && hasCredentials(mailbox);
 }
+
+/**
+ * A campaign step whose sender died after SMTP began: where the provider
+ * files what it sends (GOOGLE, MICROSOFT), the Sent folder says whether it
+ * went; otherwise it is FAILED with the reason and never resent
+ * (docs/sending.md, Exactly once).
+ */
+async function settleUnknown(deps: Deps, job: Item): Promise<boolean> {
+  const mailbox = job.mailboxId ? await deps.store.get(mailboxKey(String(job.mailboxId))) : undefined;
+  if (mailbox && filesSentMail(mailbox)) return settleBySentFolder(deps, job, mailbox);
+  const ok = await move(deps, job, 'FAILED', {
+    set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
+  });
+  if (ok) deps.log.error('send outcome unknown after a crash; not resent', { jobId: job.id, mailboxId: job.mailboxId, messageId: job.messageId });
+  return ok;
+}
+
+/** Give up looking after a day of not being able to read the Sent folder. */
+const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
+
+/**
+ * Found in the Sent folder: it went, and is recorded as sent (follow-ups
+ * planned). Not found: it did not go, and is scheduled again. The folder
+ * cannot be read: asked again at the next tick, for a day, then FAILED.
+ */
+async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise<boolean> {
+  try {
+    const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
+    if (found) {
+      const campaign = await deps.store.get(campaignKey(String(job.campaignId)));
+      const lead = await deps.store.get(leadKey(String(job.leadId)));
+      if (!campaign || !lead) {
+        return move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), lastError: 'found in the Sent folder' } });
+      }
+      await recordSent(deps, { job, campaign, lead, mailbox, subject: String(job.subject ?? ''), messageId: String(job.messageId), aiGenerated: Boolean(job.aiGenerated) });
+      deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
+      return true;
+    }
+    deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
+    return move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now(), lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
+  } catch (err) {
+    deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
+    if (deps.wallClock.now() - Number(job.smtpStartedAt) < SENT_LOOKUP_GIVE_UP_MS) return false;
+    return move(deps, job, 'FAILED', { set: { lastError: 'outcome unknown: the Sent folder could not be read for a day', failedAt: new Date(deps.clock.now()).toISOString() } });
+  }
+}
+
+export const campaignStep: JobKind = { name: 'campaign', label: 'campaign', plan: planCampaignSend, settleUnknown };

@@ -4,12 +4,8 @@ import type { Item } from '../ports/store.ts';
 import { move } from './jobs.ts';
 import { CLAIMED, DUE, PLANNING, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
-import { filesSentMail, recordSent } from './campaign-send.ts';
-import { imapLogin } from '../mailbox/access.ts';
 import { queuePaused } from './sender.ts';
-import { mailboxKey } from '../mailbox/keys.ts';
-import { campaignKey } from '../campaign/keys.ts';
-import { leadKey } from '../lead/keys.ts';
+import { kindOf } from '../job-kinds.ts';
 
 /** SQS holds a message at most 15 minutes (wall clock); later jobs stay in the table. */
 export const SQS_MAX_DELAY_MS = 900_000;
@@ -95,57 +91,8 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
       if (again) settled++;
       continue;
     }
-    if (job.kind === 'probe') {
-      // A placement sample is never sent again either: the read of its seed inbox tells whether it arrived.
-      const ok = await move(deps, job, 'FAILED', {
-        set: { lastError: 'outcome unknown: the sender stopped during the send', failedAt: new Date(deps.clock.now()).toISOString(), unknownOutcome: true, sentAtMs: job.claimedAt },
-      });
-      if (ok) settled++;
-      continue;
-    }
-    const mailbox = job.mailboxId ? await deps.store.get(mailboxKey(String(job.mailboxId))) : undefined;
-    if (mailbox && filesSentMail(mailbox)) {
-      // GOOGLE and MICROSOFT file what they send: the Sent folder says whether it went.
-      if (await settleBySentFolder(deps, job, mailbox)) settled++;
-      continue;
-    }
-    const ok = await move(deps, job, 'FAILED', {
-      set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
-    });
-    if (ok) {
-      settled++;
-      deps.log.error('send outcome unknown after a crash; not resent', { jobId: job.id, mailboxId: job.mailboxId, messageId: job.messageId });
-    }
+    if (await kindOf(job).settleUnknown(deps, job)) settled++;
   }
   return settled;
 }
 
-/** Give up looking after a day of not being able to read the Sent folder. */
-const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
-
-/**
- * Found in the Sent folder: it went, and is recorded as sent (follow-ups
- * planned). Not found: it did not go, and is scheduled again. The folder
- * cannot be read: asked again at the next tick, for a day, then FAILED.
- */
-async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise<boolean> {
-  try {
-    const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
-    if (found) {
-      const campaign = await deps.store.get(campaignKey(String(job.campaignId)));
-      const lead = await deps.store.get(leadKey(String(job.leadId)));
-      if (!campaign || !lead) {
-        return move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), lastError: 'found in the Sent folder' } });
-      }
-      await recordSent(deps, { job, campaign, lead, mailbox, subject: String(job.subject ?? ''), messageId: String(job.messageId), aiGenerated: Boolean(job.aiGenerated) });
-      deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
-      return true;
-    }
-    deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
-    return move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now(), lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
-  } catch (err) {
-    deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
-    if (deps.wallClock.now() - Number(job.smtpStartedAt) < SENT_LOOKUP_GIVE_UP_MS) return false;
-    return move(deps, job, 'FAILED', { set: { lastError: 'outcome unknown: the Sent folder could not be read for a day', failedAt: new Date(deps.clock.now()).toISOString() } });
-  }
-}

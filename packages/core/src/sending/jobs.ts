@@ -22,29 +22,53 @@ export interface NewJob {
   mailboxId?: string;
 }
 
-export function jobItem(j: NewJob, now: number): Item {
-  const id = jobId(j.leadId, j.step);
+/**
+ * The one job factory: every kind of job (a campaign step, a placement
+ * probe, the kinds to come) is built here, with the due index and the
+ * collection it belongs to (gsi2: a campaign's jobs, a run's probes).
+ */
+export interface JobSpec {
+  id: string;
+  /** The job kind's name (sending/kinds.ts); campaign steps carry none, as they always have. */
+  kind?: string;
+  /** The collection the job is listed in (gsi2). */
+  group: string;
+  dueAt: number;
+  mailboxId?: string;
+  /** What the kind's planner reads (lead and campaign, run and seed, ...). */
+  fields: Record<string, unknown>;
+}
+
+export function newJob(spec: JobSpec, now: number): Item {
   return {
-    ...jobKey(id),
-    ...dueIndex(id, j.dueAt),
-    gsi2pk: campaignJobs(j.campaignId),
-    gsi2sk: id,
-    id,
-    leadId: j.leadId,
-    campaignId: j.campaignId,
-    step: j.step,
-    mailboxId: j.mailboxId,
-    dueAt: j.dueAt,
+    ...jobKey(spec.id),
+    ...dueIndex(spec.id, spec.dueAt),
+    gsi2pk: spec.group,
+    gsi2sk: spec.id,
+    id: spec.id,
+    ...(spec.kind ? { kind: spec.kind } : {}),
+    ...spec.fields,
+    mailboxId: spec.mailboxId,
+    dueAt: spec.dueAt,
     state: 'SCHEDULED',
     attempts: 0,
     createdAt: new Date(now).toISOString(),
   };
 }
 
+/** A campaign step for one lead: keyed by lead and step, so planning it twice writes the same key. */
+export function jobItem(j: NewJob, now: number): Item {
+  return newJob(
+    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, mailboxId: j.mailboxId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
+    now,
+  );
+}
+
 /** The writes that create a job and count it, for a caller's transaction. Refused if the job exists. */
-export function createJobOps(j: NewJob, now: number): TransactOp[] {
+export function createJobOps(j: NewJob | Item, now: number): TransactOp[] {
+  const item = 'pk' in j ? j : jobItem(j, now);
   return [
-    { put: jobItem(j, now), if: { itemExists: false } },
+    { put: item, if: { itemExists: false } },
     { update: queueCounterKey, change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
   ];
 }

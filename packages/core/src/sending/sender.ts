@@ -9,8 +9,7 @@ import * as suppression from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { MailboxAccessError, smtpTransport } from '../mailbox/access.ts';
-import { planProbeSend } from '../placement/probe.ts';
-import { planCampaignSend } from './campaign-send.ts';
+import { kindOf } from '../job-kinds.ts';
 import { bookDailySend, bookSlot, nextUtcDay, refundDailySend, sentToday } from './cadence.ts';
 import type { Composed } from './compose.ts';
 import { getJob, move } from './jobs.ts';
@@ -56,7 +55,7 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
   if (await queuePaused(deps)) return ctl.reschedule(Number(job.dueAt));
   if (Number(job.dueAt) > now) return ctl.reschedule(Number(job.dueAt));
 
-  const plan = await (job.kind === 'probe' ? planProbeSend : planCampaignSend)(deps, job, ctl);
+  const plan = await kindOf(job).plan(deps, job, ctl);
   if (typeof plan === 'string') return plan;
 
   // A free mailbox, or the earliest time one will be.

@@ -1,0 +1,24 @@
+/**
+ * What each kind of job brings to the one send path: its planner (whom,
+ * from where, what, and what its outcome changes: plan.ts) and its rule for
+ * a send whose outcome a dead sender left unknown. The sender and the
+ * dispatcher ask the job's kind and never switch on it; a new kind of email
+ * is a new JobKind listed in job-kinds.ts, built by jobs.ts's factory.
+ */
+import type { Deps } from '../deps.ts';
+import type { Item } from '../ports/store.ts';
+import type { JobControl, SendOutcome, SendPlan } from './plan.ts';
+
+export interface JobKind {
+  /** Stored on the job as `kind`; a campaign step carries none. */
+  name: string;
+  /** How the queue status names it. */
+  label: string;
+  plan(deps: Deps, job: Item, ctl: JobControl): Promise<SendPlan | SendOutcome>;
+  /**
+   * A claim whose sender died after SMTP began: the email may or may not have
+   * gone, and is never resent blindly. Returns whether the job was settled
+   * now (false: look again at the next tick).
+   */
+  settleUnknown(deps: Deps, job: Item): Promise<boolean>;
+}
