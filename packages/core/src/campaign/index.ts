@@ -6,11 +6,11 @@ import { ConditionFailedError, EngineError, NotFoundError, ValidationError } fro
 import { newId } from '../ids.ts';
 import type { Item } from '../ports/store.ts';
 import { verb } from '../validate.ts';
-import { DOMAINS, domainKey } from '../domain/keys.ts';
-import { MAILBOXES, mailboxKey } from '../mailbox/keys.ts';
+import { allDomains, domainKey } from '../domain/keys.ts';
+import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
 import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
 import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
-import { CAMPAIGNS, FIELD_PREFIX, campaignCollection, campaignKey, counter } from './keys.ts';
+import { allCampaigns, campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
 import { assess, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { startCampaign } from '../sending/planning.ts';
@@ -176,9 +176,9 @@ function progress(item: Item) {
 /** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */
 export async function list(deps: D) {
   const [campaigns, mailboxes, domains] = await Promise.all([
-    queryAll(deps.store, { index: 'gsi1', pk: CAMPAIGNS }),
-    queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES }),
-    queryAll(deps.store, { index: 'gsi1', pk: DOMAINS }),
+    queryAll(deps.store, allCampaigns()),
+    queryAll(deps.store, allMailboxes()),
+    queryAll(deps.store, allDomains()),
   ]);
   const ctx: LaunchContext = {
     mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),

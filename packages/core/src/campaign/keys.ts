@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 export const campaignKey = (id: string): Key => ({ pk: `CAMPAIGN#${id}`, sk: 'CAMPAIGN' });
 export const CAMPAIGNS = 'CAMPAIGNS';
@@ -22,3 +22,6 @@ export const counter = {
  */
 export const fieldCountKey = (campaignId: string, field: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: `FIELD#${field}` });
 export const FIELD_PREFIX = 'FIELD#';
+
+/** Access pattern: every campaign. */
+export const allCampaigns = (): IndexQuery => ({ index: 'gsi1', pk: CAMPAIGNS });

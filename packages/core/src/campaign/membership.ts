@@ -1,10 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
-import { CAMPAIGNS, campaignKey } from './keys.ts';
+import { allCampaigns, campaignKey } from './keys.ts';
 
 /** A deleted mailbox leaves every campaign that picked it; new mailboxes are never added on their own. */
 export async function dropMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
-  const campaigns = await queryAll(deps.store, { index: 'gsi1', pk: CAMPAIGNS });
+  const campaigns = await queryAll(deps.store, allCampaigns());
   for (const c of campaigns) {
     const ids = (c.mailboxIds as string[] | undefined) ?? [];
     if (!ids.includes(mailboxId)) continue;

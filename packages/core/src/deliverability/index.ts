@@ -4,7 +4,7 @@ import { ConditionFailedError, NotFoundError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { verb } from '../validate.ts';
 import { getByName } from '../domain/index.ts';
-import { DOMAINS, domainKey } from '../domain/keys.ts';
+import { allDomains, domainKey } from '../domain/keys.ts';
 import { runCheck, toPublic } from './check.ts';
 import { CheckDomain, PublicCheck } from './deliverability.schema.ts';
 import type { DomainCheck } from './types.ts';
@@ -44,7 +44,7 @@ export const check = verb(CheckDomain, async (deps: D, { domain, selector }) => 
  * domain's failure is logged and does not stop the others.
  */
 export async function checkAll(deps: D & Pick<Deps, 'log'>, concurrency = 4): Promise<{ checked: number; failed: number }> {
-  const items = await queryAll(deps.store, { index: 'gsi1', pk: DOMAINS });
+  const items = await queryAll(deps.store, allDomains());
   let checked = 0;
   let failed = 0;
   await eachLimited(items, concurrency, async (item) => {

@@ -5,10 +5,10 @@ import { ConflictError, ConditionFailedError, NotFoundError, TransactionFailedEr
 import { newId } from '../ids.ts';
 import type { Item } from '../ports/store.ts';
 import { parse, verb } from '../validate.ts';
-import { CAMPAIGNS } from '../campaign/keys.ts';
-import { MAILBOXES } from '../mailbox/keys.ts';
 import { CreateDomain, formatAddress, UpdateDomain, DomainName } from './domain.schema.ts';
-import { DOMAINS, domainCollection, domainKey, domainNameKey } from './keys.ts';
+import { allDomains, domainCollection, domainKey, domainNameKey } from './keys.ts';
+import { allCampaigns } from '../campaign/keys.ts';
+import { allMailboxes } from '../mailbox/keys.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock'>;
 
@@ -37,8 +37,8 @@ export function usedBy(domainId: string, campaigns: Item[], mailboxes: Item[]): 
 
 async function world(deps: D) {
   const [campaigns, mailboxes] = await Promise.all([
-    queryAll(deps.store, { index: 'gsi1', pk: CAMPAIGNS }),
-    queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES }),
+    queryAll(deps.store, allCampaigns()),
+    queryAll(deps.store, allMailboxes()),
   ]);
   return { campaigns, mailboxes };
 }
@@ -98,7 +98,7 @@ export const create = verb(CreateDomain, async (deps: D, input) => {
 });
 
 export async function list(deps: D) {
-  const [domains, w] = await Promise.all([queryAll(deps.store, { index: 'gsi1', pk: DOMAINS }), world(deps)]);
+  const [domains, w] = await Promise.all([queryAll(deps.store, allDomains()), world(deps)]);
   return domains.map((d) => toDomain(d, usedBy(String(d.id), w.campaigns, w.mailboxes).usedBy));
 }
 

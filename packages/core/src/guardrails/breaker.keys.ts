@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 /** The bounce circuit breaker of one campaign/mailbox pair: its state and its window's epoch. */
 export const pairKey = (campaignId: string, mailboxId: string): Key => ({ pk: `BREAKER#${campaignId}#${mailboxId}`, sk: 'PAIR' });
@@ -11,3 +11,6 @@ export const pairDayKey = (campaignId: string, mailboxId: string, epoch: number,
 /** gsi2: the tripped pairs of a campaign, so a resume finds them all. */
 export const trippedPairs = (campaignId: string) => `CAMPAIGN#${campaignId}#TRIPPED`;
 export const trippedIndex = (campaignId: string, mailboxId: string) => ({ gsi2pk: trippedPairs(campaignId), gsi2sk: mailboxId });
+
+/** Access pattern: the tripped pairs of a campaign. */
+export const trippedPairsOf = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: trippedPairs(campaignId) });

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
 import { queryAll } from '../collections.ts';
-import { pairDayKey, pairKey, trippedIndex, trippedPairs } from './breaker.keys.ts';
+import { pairDayKey, pairKey, trippedIndex, trippedPairsOf } from './breaker.keys.ts';
 
 /** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
 export const MIN_SENDS = 20;
@@ -66,7 +66,7 @@ async function record(deps: D, campaignId: string, mailboxId: string, what: 'sen
  * it do not trip it again at the next one.
  */
 export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Promise<void> {
-  const pairs = await queryAll(deps.store, { index: 'gsi2', pk: trippedPairs(campaignId) });
+  const pairs = await queryAll(deps.store, trippedPairsOf(campaignId));
   for (const pair of pairs) {
     await deps.store.update(pairKey(campaignId, String(pair.mailboxId)), {
       set: { tripped: false, epoch: Number(pair.epoch ?? 0) + 1 },

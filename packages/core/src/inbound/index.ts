@@ -11,7 +11,7 @@ import type { Deps } from '../deps.ts';
 import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { hasCredentials, imapLogin, MailboxAccessError } from '../mailbox/access.ts';
-import { MAILBOXES, mailboxKey } from '../mailbox/keys.ts';
+import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
 import { isReservedHost } from '../mailbox/signin.ts';
 import { InboxReadError } from '../ports/mail-reader.ts';
 import type { Item, Query } from '../ports/store.ts';
@@ -19,7 +19,7 @@ import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
 import { applyMessage, sentRefsOf, type Outcome } from './apply.ts';
 import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './inbound.schema.ts';
-import { ALL_REPLIES, campaignReplies, inboxStateKey } from './keys.ts';
+import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
 
 /** decisions: every 5 minutes of engine time (TIME_SCALE applies) ... */
 export const POLL_EVERY_MS = 5 * 60_000;
@@ -76,7 +76,7 @@ const startOf = (m: Item) => {
 export async function pollDue(deps: D, opts: { budgetMs?: number } = {}): Promise<PollResult> {
   const started = deps.wallClock.now();
   const deadline = started + (opts.budgetMs ?? 45_000);
-  const mailboxes = (await queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES })).filter(readable);
+  const mailboxes = (await queryAll(deps.store, allMailboxes())).filter(readable);
   const result: PollResult = { mailboxes: 0, messages: 0, replies: 0, bounces: 0, complaints: 0, autoReplies: 0, failed: 0 };
   if (!mailboxes.length) return result;
   const states = new Map((await deps.store.batchGet(mailboxes.map((m) => inboxStateKey(String(m.id))))).map((s) => [String(s.mailboxId), s]));
@@ -204,8 +204,7 @@ const ListQuery = z.strictObject({
 /** GET /v1/replies: replies newest first (by arrival), of one campaign or all, from `since` on. */
 export async function listReplies(deps: Pick<Deps, 'store'>, query: unknown) {
   const q = parse(ListQuery, query);
-  const pk = q.campaignId ? campaignReplies(q.campaignId) : ALL_REPLIES;
-  const request: Query = { index: q.campaignId ? 'gsi2' : 'gsi1', pk, limit: q.limit, cursor: q.cursor, reverse: true };
+  const request: Query = { ...(q.campaignId ? repliesOfCampaign(q.campaignId) : allReplies()), limit: q.limit, cursor: q.cursor, reverse: true };
   if (q.since) request.skBetween = [timeKey(Date.parse(q.since)), '~'];
   const page = await deps.store.query(request);
   return { replies: page.items.map((item) => toReply(inboundFromItem(item))), nextCursor: page.cursor ?? null };

@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 import { timeKey } from '../sending/keys.ts';
 
 /** A mailbox's INBOX reading: its cursor (UIDVALIDITY, last UID), its lease and when it is next due. */
@@ -27,3 +27,8 @@ export const replyIndexes = (id: string, campaignId: string, receivedAt: number)
   gsi2sk: `${timeKey(receivedAt)}#${id}`,
 });
 export const leadInboundIndex = (id: string, leadId: string, receivedAt: number) => ({ gsi3pk: leadInbound(leadId), gsi3sk: `${timeKey(receivedAt)}#${id}` });
+
+/** Access patterns: every reply, a campaign's replies (both by arrival), and what was read about one lead. */
+export const allReplies = (): IndexQuery => ({ index: 'gsi1', pk: ALL_REPLIES });
+export const repliesOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: campaignReplies(campaignId) });
+export const inboundOfLead = (leadId: string): IndexQuery => ({ index: 'gsi3', pk: leadInbound(leadId) });

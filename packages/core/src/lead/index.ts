@@ -7,13 +7,12 @@ import type { Item, TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
-import { jobId, jobKey } from '../sending/keys.ts';
+import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { ALL_LEADS, allLeadsCounterKey, campaignLeads, leadIndexes, leadKey, leadUniqueKey } from './keys.ts';
+import { allLeads, allLeadsCounterKey, leadIndexes, leadKey, leadsOfCampaign, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
-import { leadInbound } from '../inbound/keys.ts';
-import { PLANNING } from '../sending/keys.ts';
+import { inboundOfLead } from '../inbound/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -204,8 +203,8 @@ export async function list(deps: Pick<Deps, 'store'>, query: unknown) {
   const q = parse(ListQuery, query);
   const page = await deps.store.query(
     q.campaignId
-      ? { index: 'gsi1', pk: campaignLeads(q.campaignId), limit: q.limit, cursor: q.cursor }
-      : { index: 'gsi3', pk: ALL_LEADS, limit: q.limit, cursor: q.cursor },
+      ? { ...leadsOfCampaign(q.campaignId), limit: q.limit, cursor: q.cursor }
+      : { ...allLeads(), limit: q.limit, cursor: q.cursor },
   );
   const totalItem = await deps.store.get(q.campaignId ? campaignKey(q.campaignId) : allLeadsCounterKey);
   const total = Number((q.campaignId ? totalItem?.[counter.leads] : totalItem?.count) ?? 0);
@@ -261,7 +260,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
 
 /** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
 async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
-  for (const item of await queryAll(deps.store, { index: 'gsi3', pk: leadInbound(leadId) })) {
+  for (const item of await queryAll(deps.store, inboundOfLead(leadId))) {
     await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate'] });
   }
 }
@@ -280,5 +279,5 @@ export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<voi
   }
   await countLeads(deps, String(lead.campaignId), [lead], -1);
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
-  for (const item of await queryAll(deps.store, { index: 'gsi3', pk: leadInbound(id) })) await deps.store.delete({ pk: item.pk, sk: item.sk });
+  for (const item of await queryAll(deps.store, inboundOfLead(id))) await deps.store.delete({ pk: item.pk, sk: item.sk });
 }

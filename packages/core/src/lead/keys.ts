@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 export const leadKey = (id: string): Key => ({ pk: `LEAD#${id}`, sk: 'LEAD' });
 export const ALL_LEADS = 'LEADS';
@@ -25,3 +25,9 @@ export const leadUniqueKey = (campaignId: string, email: string): Key => ({ pk: 
 
 /** The count of every lead row, for `total` without a campaign filter. */
 export const allLeadsCounterKey: Key = { pk: 'COUNTER', sk: 'LEADS' };
+
+/** Access patterns: a campaign's leads; every lead; every row of one address (lower-cased); the leads pinned to a mailbox. */
+export const leadsOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi1', pk: campaignLeads(campaignId) });
+export const allLeads = (): IndexQuery => ({ index: 'gsi3', pk: ALL_LEADS });
+export const rowsOfAddress = (email: string): IndexQuery => ({ index: 'gsi2', pk: leadsByEmail(email.trim().toLowerCase()) });
+export const leadsPinnedTo = (mailboxId: string): IndexQuery => ({ index: 'gsi4', pk: pinnedLeads(mailboxId) });

@@ -3,7 +3,7 @@ import { queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, leadsByEmail, pinnedLeads } from './keys.ts';
+import { leadKey, leadsPinnedTo, rowsOfAddress } from './keys.ts';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -53,7 +53,7 @@ export async function transition(
 
 /** Every lead row of an address, across campaigns. */
 export const rowsOf = (deps: Pick<Deps, 'store'>, email: string) =>
-  queryAll(deps.store, { index: 'gsi2', pk: leadsByEmail(email.trim().toLowerCase()) });
+  queryAll(deps.store, rowsOfAddress(email));
 
 /** Suppression stops every campaign's sequence for the address at once; `except` keeps one row's own status (a bounce). */
 export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string, except?: string): Promise<void> {
@@ -64,7 +64,7 @@ export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>
 
 /** A deleted mailbox ends the sequences of the leads pinned to it (docs/api.md, Campaigns). */
 export async function endForMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
-  const pinned = await queryAll(deps.store, { index: 'gsi4', pk: pinnedLeads(mailboxId) });
+  const pinned = await queryAll(deps.store, leadsPinnedTo(mailboxId));
   for (const lead of pinned) {
     await transition(deps, lead, 'COMPLETED', { set: { endedBy: 'MAILBOX_DELETED' }, remove: ['gsi4pk', 'gsi4sk'] });
   }

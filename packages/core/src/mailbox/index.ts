@@ -12,7 +12,7 @@ import * as sequences from '../lead/sequence.ts';
 import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
 import { checkSignIn } from './signin.ts';
 import { passwordContext } from './access.ts';
-import { MAILBOXES, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
+import { allMailboxes, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
 
 /** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
 export const toMailbox = (item: Item) => ({
@@ -74,7 +74,7 @@ export const create = verb(CreateMailbox, async (deps: Deps, input) => {
 });
 
 export async function list(deps: Pick<Deps, 'store'>) {
-  return (await queryAll(deps.store, { index: 'gsi1', pk: MAILBOXES })).map(toMailbox);
+  return (await queryAll(deps.store, allMailboxes())).map(toMailbox);
 }
 
 export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {

@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 export const mailboxKey = (id: string): Key => ({ pk: `MAILBOX#${id}`, sk: 'MAILBOX' });
 export const MAILBOXES = 'MAILBOXES';
@@ -12,3 +12,7 @@ export const mailboxIndexes = (id: string, domainId: string) => ({
 export const domainMailboxes = (domainId: string) => `DOMAIN#${domainId}#MAILBOXES`;
 /** One mailbox per address: a conditional put on this item answers the 409. */
 export const mailboxEmailKey = (email: string): Key => ({ pk: `MAILBOXEMAIL#${email}`, sk: 'UNIQUE' });
+
+/** Access patterns: every mailbox; the mailboxes of one domain. */
+export const allMailboxes = (): IndexQuery => ({ index: 'gsi1', pk: MAILBOXES });
+export const mailboxesOfDomain = (domainId: string): IndexQuery => ({ index: 'gsi2', pk: domainMailboxes(domainId) });

@@ -14,15 +14,15 @@ import { newId } from '../ids.ts';
 import { renderCopy } from '../copy/placeholders.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { domainKey } from '../domain/keys.ts';
-import { domainMailboxes } from '../mailbox/keys.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as seeds from '../seed/index.ts';
 import { createJobOps, foldCounters, newJob } from '../sending/jobs.ts';
 import { parse } from '../validate.ts';
-import { domainRuns, OPEN_RUNS, probeJobId, runKey, runProbes } from './keys.ts';
+import { domainRuns, OPEN_RUNS, probeJobId, probesOfRun, runKey, runProbes, runsOfDomain } from './keys.ts';
 import { PROBE_KIND, type ProbeCopy } from './probe.ts';
 import { StartSample, type PlacementRollup } from './placement.schema.ts';
 import { probeState } from './reader.ts';
+import { mailboxesOfDomain } from '../mailbox/keys.ts';
 
 /** Seeds sampled per run: the run and its probes are written in one transaction. */
 export const MAX_SEEDS = 50;
@@ -82,7 +82,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   if (!copy.unsubscribeUrlTemplate?.trim() && !deps.config.publicBaseUrl.trim()) {
     throw new ValidationError('There is no unsubscribe link for the sample: set PUBLIC_BASE_URL, or sample a campaign that has an unsubscribeUrlTemplate.');
   }
-  const mailboxes = (await queryAll(deps.store, { index: 'gsi2', pk: domainMailboxes(input.domainId) })).filter(
+  const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId))).filter(
     (m) => SENDING.has(String(m.status)) && m.auth === 'password' && m.smtpHost,
   );
   if (!mailboxes.length) throw new ValidationError(`No mailbox at ${name} can send: connect one, or resume a paused one, before sampling placement.`);
@@ -176,7 +176,7 @@ export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promi
 /** GET /v1/domains/{id}/placement-runs: the domain's latest runs, newest first, with each seed's progress. */
 export async function runs(deps: Pick<Deps, 'store'>, domainId: string, limit = 10) {
   if (!(await deps.store.get(domainKey(domainId)))) throw new NotFoundError(`There is no domain ${domainId}.`);
-  const page = await deps.store.query({ index: 'gsi2', pk: domainRuns(domainId), reverse: true, limit });
-  return Promise.all(page.items.map(async (run) => toRun(run, await queryAll(deps.store, { index: 'gsi2', pk: runProbes(String(run.id)) }))));
+  const page = await deps.store.query({ ...runsOfDomain(domainId), reverse: true, limit });
+  return Promise.all(page.items.map(async (run) => toRun(run, await queryAll(deps.store, probesOfRun(String(run.id))))));
 }
 

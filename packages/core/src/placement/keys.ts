@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 /**
  * A placement run: one sample email to each seed inbox, then a read of each.
@@ -14,3 +14,8 @@ export const OPEN_RUNS = 'PLACEMENT#OPEN';
 export const runProbes = (runId: string) => `PLACEMENT#${runId}#PROBES`;
 /** A probe's job id: the run and the seed it samples. */
 export const probeJobId = (runId: string, seedId: string) => `probe-${runId}-${seedId}`;
+
+/** Access patterns: a domain's runs (newest first with `reverse`), a run's probes, the runs still open. */
+export const runsOfDomain = (domainId: string): IndexQuery => ({ index: 'gsi2', pk: domainRuns(domainId) });
+export const probesOfRun = (runId: string): IndexQuery => ({ index: 'gsi2', pk: runProbes(runId) });
+export const openRuns = (): IndexQuery => ({ index: 'gsi3', pk: OPEN_RUNS });

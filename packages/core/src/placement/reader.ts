@@ -14,7 +14,7 @@ import { seedKey } from '../seed/keys.ts';
 import { jobKey } from '../sending/keys.ts';
 import { move } from '../sending/jobs.ts';
 import type { PlacementRollup } from './placement.schema.ts';
-import { OPEN_RUNS, runKey, runProbes } from './keys.ts';
+import { openRuns, probesOfRun, runKey } from './keys.ts';
 
 /** What a probe tells at present: still to send, sent and being read, or its verdict. */
 export type ProbeState = 'WAITING' | 'READING' | Placement | 'SKIPPED';
@@ -65,7 +65,7 @@ const READ_TIMEOUT_MS = 15_000;
 export async function tick(deps: Deps): Promise<{ read: number; completed: number }> {
   let read = 0;
   let completed = 0;
-  for (const run of await queryAll(deps.store, { index: 'gsi3', pk: OPEN_RUNS })) {
+  for (const run of await queryAll(deps.store, openRuns())) {
     const r = await advance(deps, run);
     read += r.read;
     if (r.completed) completed++;
@@ -75,7 +75,7 @@ export async function tick(deps: Deps): Promise<{ read: number; completed: numbe
 
 async function advance(deps: Deps, run: Item): Promise<{ read: number; completed: boolean }> {
   const now = deps.clock.now();
-  const probes = await queryAll(deps.store, { index: 'gsi2', pk: runProbes(String(run.id)) });
+  const probes = await queryAll(deps.store, probesOfRun(String(run.id)));
   let read = 0;
   const timedOut = now - Number(run.startedAtMs) > RUN_TIMEOUT_MS;
   await eachLimited(probes, READ_CONCURRENCY, async (probe, i) => {

@@ -46,6 +46,13 @@ export interface Query {
   reverse?: boolean;
 }
 
+/**
+ * Which index and partition an access pattern reads. The keys module of each
+ * entity names its patterns (`allMailboxes()`, `dueJobs()`) and is the only
+ * place that picks an index; callers add the range, limit and cursor.
+ */
+export type IndexQuery = Pick<Query, 'index' | 'pk'>;
+
 export interface Page {
   items: Item[];
   cursor?: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
-import { CLAIMED, DUE, queueCounterKey, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
+import { claimedJobs, dueJobs, queueCounterKey, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
 import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
 import type { Item } from '../ports/store.ts';
@@ -20,9 +20,9 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   const [counters, isPaused, waiting, active, upcoming] = await Promise.all([
     deps.store.get(queueCounterKey),
     queuePaused(deps),
-    deps.store.count({ index: 'gsi1', pk: DUE, skBetween: [timeKey(0), `${timeKey(now)}~`] }),
-    deps.store.query({ index: 'gsi3', pk: CLAIMED, limit: JOBS_SHOWN }),
-    deps.store.query({ index: 'gsi1', pk: DUE, limit: JOBS_SHOWN }),
+    deps.store.count({ ...dueJobs(), skBetween: [timeKey(0), `${timeKey(now)}~`] }),
+    deps.store.query({ ...claimedJobs(), limit: JOBS_SHOWN }),
+    deps.store.query({ ...dueJobs(), limit: JOBS_SHOWN }),
   ]);
   const n = (state: string) => Math.max(0, Number(counters?.[stateCounter(state)] ?? 0));
   const pending = n('SCHEDULED') + n('QUEUED') + n('PARKED');

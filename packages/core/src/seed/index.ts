@@ -14,7 +14,7 @@ import { openSecret, sealSecret } from '../secrets/index.ts';
 import { verb } from '../validate.ts';
 import { SIGN_IN_TIMEOUT_MS, signInSentence } from '../mailbox/signin.ts';
 import { CreateSeed, type SeedProvider } from './seed.schema.ts';
-import { SEEDS, seedCollection, seedEmailKey, seedKey } from './keys.ts';
+import { allSeeds, seedCollection, seedEmailKey, seedKey } from './keys.ts';
 
 /** The IMAP servers of the providers a seed usually lives at, so a seed needs only an address and an app password. */
 const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
@@ -98,12 +98,12 @@ export const create = verb(CreateSeed, async (deps: Deps, input) => {
 });
 
 export async function list(deps: Pick<Deps, 'store'>) {
-  return (await queryAll(deps.store, { index: 'gsi1', pk: SEEDS })).map(toSeed);
+  return (await queryAll(deps.store, allSeeds())).map(toSeed);
 }
 
 /** Every seed inbox as stored (with its sealed password), for a placement sample. */
 export async function all(deps: Pick<Deps, 'store'>): Promise<Item[]> {
-  return queryAll(deps.store, { index: 'gsi1', pk: SEEDS });
+  return queryAll(deps.store, allSeeds());
 }
 
 /** Removes a seed inbox. A sample still waiting to send to it or read it counts it as skipped. */

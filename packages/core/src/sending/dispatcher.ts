@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import type { Item } from '../ports/store.ts';
 import { move } from './jobs.ts';
-import { CLAIMED, DUE, PLANNING, timeKey } from './keys.ts';
+import { campaignsPlanning, claimedJobs, dueJobs, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
 import { queuePaused } from './sender.ts';
 import { kindOf } from '../job-kinds.ts';
@@ -34,7 +34,7 @@ export interface DispatchOptions {
  * 4. settles claims left by a sender that died mid-send (never resent).
  */
 export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<{ queued: number; recovered: number; settled: number }> {
-  for (const c of await queryAll(deps.store, { index: 'gsi3', pk: PLANNING })) await planChunk(deps, String(c.id));
+  for (const c of await queryAll(deps.store, campaignsPlanning())) await planChunk(deps, String(c.id));
   const settled = await settleDeadClaims(deps, Boolean(opts.requeueAll));
   if (await queuePaused(deps)) return { queued: 0, recovered: 0, settled };
 
@@ -42,7 +42,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   const wallNow = deps.wallClock.now();
   // SQS's limit is wall-clock time; in engine time it is TIME_SCALE times longer.
   const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
-  const page = await deps.store.query({ index: 'gsi1', pk: DUE, skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
+  const page = await deps.store.query({ ...dueJobs(), skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
 
   const toQueue: Item[] = [];
   let recovered = 0;
@@ -79,7 +79,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number> {
   // At a local start-up the process that held every claim is gone: all of them are dead.
   const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
-  const stale = await deps.store.query({ index: 'gsi3', pk: CLAIMED, skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
+  const stale = await deps.store.query({ ...claimedJobs(), skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
   let settled = 0;
   for (const job of stale.items) {
     if (!job.smtpStartedAt) {

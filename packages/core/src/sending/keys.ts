@@ -1,4 +1,4 @@
-import type { Key } from '../ports/store.ts';
+import type { IndexQuery, Key } from '../ports/store.ts';
 
 /**
  * A job is one planned email: a lead and a step (0 is the first email).
@@ -32,3 +32,9 @@ export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAIL
 
 /** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
 export const PLANNING = 'CAMPAIGNS#PLANNING';
+
+/** Access patterns: jobs waiting for the dispatcher, by due time; jobs being sent, by claim time; a campaign's jobs; campaigns still being planned. */
+export const dueJobs = (): IndexQuery => ({ index: 'gsi1', pk: DUE });
+export const claimedJobs = (): IndexQuery => ({ index: 'gsi3', pk: CLAIMED });
+export const jobsOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: campaignJobs(campaignId) });
+export const campaignsPlanning = (): IndexQuery => ({ index: 'gsi3', pk: PLANNING });

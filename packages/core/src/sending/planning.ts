@@ -2,11 +2,11 @@ import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import type { Item } from '../ports/store.ts';
 import { campaignKey } from '../campaign/keys.ts';
-import { campaignLeads } from '../lead/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { createJob, move } from './jobs.ts';
-import { PLANNING, campaignJobs } from './keys.ts';
+import { jobsOfCampaign, PLANNING } from './keys.ts';
+import { leadsOfCampaign } from '../lead/keys.ts';
 
 const DAY = 86_400_000;
 /** Leads planned per chunk: launch plans the first chunk at once, the dispatcher the rest, a chunk a tick. */
@@ -42,7 +42,7 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Ite
 export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<boolean> {
   const campaign = await deps.store.get(campaignKey(campaignId));
   if (!campaign || campaign.status !== 'ACTIVE') return false;
-  const page = await deps.store.query({ index: 'gsi1', pk: campaignLeads(campaignId), limit: PLAN_CHUNK, cursor: (campaign.planCursor as string) || undefined });
+  const page = await deps.store.query({ ...leadsOfCampaign(campaignId), limit: PLAN_CHUNK, cursor: (campaign.planCursor as string) || undefined });
   // Spacing continues across the chunks of one planning run, from the launch that started it.
   const offset = Number(campaign.planOffset ?? 0);
   const slot = await firstEmailPlan(deps, campaign, offset);
@@ -73,7 +73,7 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
  */
 export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<void> {
   const now = deps.clock.now();
-  const jobs = await queryAll(deps.store, { index: 'gsi2', pk: campaignJobs(campaignId) });
+  const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
   for (const job of jobs.filter((j) => j.state === 'PARKED')) {
     await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(Number(job.dueAt), now) } });
   }
