@@ -18,7 +18,7 @@ describe('the manifest and the handlers agree', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('leaves public only the routes the spec names public', () => {
+  it('leaves public only the routes docs/api.md names public', () => {
     const open = allRoutes().filter((r) => r.public).map((r) => r.key).sort();
     const allowed = [
       'POST /v1/auth/login',

@@ -42,13 +42,24 @@ export interface SmtpServerOptions {
   onMessage?: (message: ReceivedMessage) => Promise<void>;
 }
 
+export interface SmtpLogin {
+  user: string;
+  ok: boolean;
+  secure: boolean;
+  method: 'PLAIN' | 'LOGIN' | 'XOAUTH2';
+}
+
 export interface TestSmtpServer {
   port: number;
   host: '127.0.0.1';
   messages: ReceivedMessage[];
-  /** Every AUTH attempt, right or wrong, and whether the session was encrypted by then. */
-  /** `method` is written for XOAUTH2 logins only (password logins keep the shape older tests compare). */
-  logins: { user: string; ok: boolean; secure: boolean; method?: 'XOAUTH2' }[];
+  /**
+   * Every AUTH attempt, right or wrong, whether the session was encrypted by then, and the SASL mechanism.
+   * `method` is an ordinary property on XOAUTH2 logins but a non-enumerable one on PLAIN and LOGIN logins:
+   * `login.method` and `toMatchObject({ method: 'PLAIN' })` see it, while `toEqual({ user, ok, secure })`
+   * (the shape the password sign-in tests compare) still holds.
+   */
+  logins: SmtpLogin[];
   stop(): Promise<void>;
   /** Resolves with the messages once at least `count` have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
@@ -93,7 +104,9 @@ export async function startSmtpServer(opts: SmtpServerOptions = {}): Promise<Tes
         return callback(null, { data: { status: '401', schemes: 'bearer', scope: 'https://mail.google.com/' } });
       }
       const ok = Object.hasOwn(users, user) && users[user] === auth.password;
-      logins.push({ user, ok, secure: session.secure });
+      const login = { user, ok, secure: session.secure } as SmtpLogin;
+      Object.defineProperty(login, 'method', { value: auth.method === 'LOGIN' ? 'LOGIN' : 'PLAIN', enumerable: false });
+      logins.push(login);
       if (ok) return callback(null, { user });
       // smtp-server answers an onAuth error with 535 5.7.8.
       callback(new Error('Authentication credentials invalid'));

@@ -9,7 +9,7 @@ import { sharedSettingsFromEnv } from '@outbound/core/config';
 import { systemClock, type Clock } from '@outbound/core/ports/clock';
 import { createLogger, type Logger } from '@outbound/core/log';
 import type { Deps, EngineConfig } from '@outbound/core/deps';
-import type { KeyProvider } from '@outbound/core/ports/keys';
+import type { KeyProvider } from '@outbound/core/ports/key-provider';
 import type { SendQueue } from '@outbound/core/ports/queue';
 import type { Store } from '@outbound/core/ports/store';
 import { aiWriter } from '@outbound/mail/ai';

@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from '@outbound/core/auth/index';
 import type { Deps } from '@outbound/core/deps';
-import { EngineError, NotFoundError, RetryLaterError } from '@outbound/core/errors';
+import { BadJsonError, EngineError, NotFoundError, RetryLaterError } from '@outbound/core/errors';
 import { hit } from '@outbound/core/ratelimit/index';
 import { findRoute, rateLimits, type ResolvedRoute } from '../manifest.ts';
 import { getDeps } from './deps.ts';
@@ -62,10 +62,6 @@ function toResult(out: HttpResult): Result {
 
 /** Errors a user may see keep their sentence; anything else is a generic 500 and goes to the log. */
 function errorResult(err: unknown, deps: Deps, req: Req): Result {
-  const parserStatus = (err as { statusCode?: number; cause?: { package?: string } })?.cause?.package;
-  if (parserStatus === '@middy/http-json-body-parser') {
-    return json(400, { error: 'The request body is not valid JSON.' });
-  }
   if (err instanceof EngineError) {
     const status = statusOf[err.code];
     if (status < 500) {
@@ -126,7 +122,12 @@ const jsonBody: middy.MiddlewareObj<Event, Result, Error, Context, Internal> = {
     const route = findRoute(req.event.routeKey);
     const kind = route?.body ?? (['POST', 'PUT', 'PATCH'].includes(route?.method ?? '') ? 'json' : 'none');
     if (kind !== 'json' || !req.event.body) return;
-    await jsonParser.before!(req as never);
+    try {
+      await jsonParser.before!(req as never);
+    } catch {
+      // The parser's own error names its package, not the problem: the client gets a sentence.
+      throw new BadJsonError();
+    }
   },
 };
 

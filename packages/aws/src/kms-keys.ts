@@ -1,6 +1,6 @@
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { SecretUnreadableError } from '@outbound/core/errors';
-import type { DataKey, EncryptionContext, KeyProvider } from '@outbound/core/ports/keys';
+import type { DataKey, EncryptionContext, KeyProvider } from '@outbound/core/ports/key-provider';
 
 /**
  * KMS errors that mean "this data key cannot be opened with this context":

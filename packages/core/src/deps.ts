@@ -1,5 +1,5 @@
 import type { Clock } from './ports/clock.ts';
-import type { KeyProvider } from './ports/keys.ts';
+import type { KeyProvider } from './ports/key-provider.ts';
 import type { Store } from './ports/store.ts';
 import type { Logger } from './log.ts';
 import type { SignInChecker } from './ports/mail.ts';

@@ -80,3 +80,17 @@ export class TransactionFailedError extends ConditionFailedError {
     super('A transaction did not go through because an item changed or already exists.', options);
   }
 }
+
+/** A send refused by a guardrail: never retried as it stands. */
+export class GuardrailError extends EngineError {
+  constructor(readonly rule: 'NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'SUPPRESSED' | 'LEAD_STOPPED', message: string) {
+    super('VALIDATION', message, { rule });
+  }
+}
+
+/** A request body that is not the JSON its route takes (400). */
+export class BadJsonError extends EngineError {
+  constructor(message = 'The request body is not valid JSON.') {
+    super('BAD_JSON', message);
+  }
+}

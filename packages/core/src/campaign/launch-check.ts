@@ -43,7 +43,7 @@ const fieldOf = (name: string) => name.replace(/^customFields\./, '');
  * The launch check: every problem (each blocks launch) and every warning
  * (none blocks) at once. Pure, so launch-check, launch and the campaign
  * list share it; callers load the campaign's mailboxes and domains.
- * The triggers the spec leaves open are written down in docs/api.md.
+ * Each trigger is listed in docs/api.md, Launch check triggers.
  */
 export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
   const problems: Problem[] = [];

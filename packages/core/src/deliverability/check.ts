@@ -65,7 +65,7 @@ export async function runCheck(deps: Pick<Deps, 'dns' | 'wallClock'>, domain: st
   };
 }
 
-/** The public result: exactly the spec's six fields, PENDING reported as FAIL (docs/api.md, Domain checks). */
+/** The public result: exactly the six public fields, PENDING reported as FAIL (docs/api.md, Domain checks). */
 export function toPublic(check: DomainCheck): PublicDomainCheck {
   return {
     domain: check.domain,

@@ -41,7 +41,7 @@ export interface DomainCheck {
   checkedAt: string;
 }
 
-/** GET /public/domain-check: exactly the six fields of the spec, PENDING reported as FAIL. */
+/** GET /public/domain-check: exactly these six public fields (docs/api.md), PENDING reported as FAIL. */
 export interface PublicDomainCheck {
   domain: string;
   spf: Status;

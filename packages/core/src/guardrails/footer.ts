@@ -1,12 +1,5 @@
-import { EngineError } from '../errors.ts';
+import { GuardrailError } from '../errors.ts';
 import { AI_DISCLOSURE } from './disclosure.ts';
-
-/** A send refused by a guardrail: never retried as it stands. */
-export class GuardrailError extends EngineError {
-  constructor(readonly rule: 'NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'SUPPRESSED' | 'LEAD_STOPPED', message: string) {
-    super('VALIDATION', message, { rule });
-  }
-}
 
 /**
  * Guardrail 1 and the footer order (docs/sending.md): after the body, the

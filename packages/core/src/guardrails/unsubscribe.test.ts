@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../deps.ts';
-import type { KeyProvider } from '../ports/keys.ts';
+import type { KeyProvider } from '../ports/key-provider.ts';
 import type { Item, Key, Store } from '../ports/store.ts';
 import { leadIdFromToken, unsubscribeToken, unsubscribeUrl } from './unsubscribe.ts';
 

@@ -21,7 +21,7 @@ import { applyMessage, sentRefsOf, type Outcome } from './apply.ts';
 import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './inbound.schema.ts';
 import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
 
-/** decisions: every 5 minutes of engine time (TIME_SCALE applies) ... */
+/** Each mailbox is read every 5 minutes of engine time (TIME_SCALE applies; docs/inbound.md) ... */
 export const POLL_EVERY_MS = 5 * 60_000;
 /** ... and never more than once a second of wall time per mailbox. */
 export const MIN_WALL_GAP_MS = 1_000;

@@ -32,7 +32,7 @@ export type LeadInput = z.infer<typeof LeadInput>;
 
 /**
  * The one validation every ingest path shares (single create, CSV import,
- * webhook): the schema, then the CSV-injection guardrail (spec guardrail 6),
+ * webhook): the schema, then the CSV-injection guardrail (guardrail 6, README Guardrails),
  * so no path can store a formula a spreadsheet would run.
  */
 export function validateLead(input: unknown): LeadInput {

@@ -6,7 +6,7 @@ import { seedKey } from '../seed/keys.ts';
 import * as suppression from '../suppression/index.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import { move } from '../sending/jobs.ts';
-import type { JobControl, SendOutcome, SendPlan } from '../sending/plan.ts';
+import type { JobControl, SendOutcome, SendPlan } from '../sending/send-plan.ts';
 import type { JobKind } from '../sending/kinds.ts';
 import { runKey } from './keys.ts';
 

@@ -5,7 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SecretUnreadableError } from '../errors.ts';
-import type { EncryptionContext, KeyProvider } from '../ports/keys.ts';
+import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
 
 const VERSION = 'v1';
 const IV_BYTES = 12; // the GCM nonce size NIST SP 800-38D recommends

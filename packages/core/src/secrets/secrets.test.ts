@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretUnreadableError } from '../errors.ts';
-import type { EncryptionContext, KeyProvider } from '../ports/keys.ts';
+import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
 import { openSecret, sealSecret } from './index.ts';
 
 /** A KMS in miniature: a random master key wraps data keys, the context is the AAD. */

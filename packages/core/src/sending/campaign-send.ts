@@ -10,7 +10,7 @@ import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail } from './compose.ts';
 import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
-import type { JobControl, SendOutcome, SendPlan } from './plan.ts';
+import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
 import type { JobKind } from './kinds.ts';
 import { imapLogin } from '../mailbox/access.ts';
 import { mailboxKey } from '../mailbox/keys.ts';

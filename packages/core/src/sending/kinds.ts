@@ -1,13 +1,13 @@
 /**
  * What each kind of job brings to the one send path: its planner (whom,
- * from where, what, and what its outcome changes: plan.ts) and its rule for
+ * from where, what, and what its outcome changes: send-plan.ts) and its rule for
  * a send whose outcome a dead sender left unknown. The sender and the
  * dispatcher ask the job's kind and never switch on it; a new kind of email
  * is a new JobKind listed in job-kinds.ts, built by jobs.ts's factory.
  */
 import type { Deps } from '../deps.ts';
 import type { Item } from '../ports/store.ts';
-import type { JobControl, SendOutcome, SendPlan } from './plan.ts';
+import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
 
 export interface JobKind {
   /** Stored on the job as `kind`; a campaign step carries none. */

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
+import { ConditionFailedError, GuardrailError, TransactionFailedError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { GuardrailError } from '../guardrails/footer.ts';
 import * as suppression from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
@@ -14,9 +13,9 @@ import { bookDailySend, bookSlot, nextUtcDay, refundDailySend, sentToday } from 
 import type { Composed } from './compose.ts';
 import { getJob, move } from './jobs.ts';
 import { jobKey, queueSwitchKey } from './keys.ts';
-import type { JobControl, SendOutcome, SendPlan } from './plan.ts';
+import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
 
-export type { SendOutcome } from './plan.ts';
+export type { SendOutcome } from './send-plan.ts';
 
 const HOUR = 3_600_000;
 /** Retries of a temporary failure (4xx, no connection), in engine minutes; then the job fails. */
@@ -29,7 +28,7 @@ export async function queuePaused(deps: Pick<Deps, 'store'>): Promise<boolean> {
 
 /**
  * The one send path: every email the engine sends goes through here, and
- * every guardrail is on it, whatever kind of job it is (plan.ts). In order:
+ * every guardrail is on it, whatever kind of job it is (send-plan.ts, kinds.ts). In order:
  * the job is still queued; the queue is running; the job's planner says
  * what it is (a campaign step, a placement sample) or why it is not going
  * (each planner refuses a suppressed recipient first, before a slot is

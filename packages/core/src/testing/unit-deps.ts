@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts';
 import { SecretUnreadableError } from '../errors.ts';
 import { createLogger, type Fields } from '../log.ts';
 import { ManualClock } from '../ports/clock.ts';
-import type { EncryptionContext, KeyProvider } from '../ports/keys.ts';
+import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendResult } from '../ports/mailer.ts';
 import { MemoryStore } from '../ports/memory-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
