@@ -1,6 +1,7 @@
 import { placeholdersIn } from '../copy/spintax.ts';
 import type { Item } from '../ports/store.ts';
 import { counter } from './keys.ts';
+import { canSend } from '../mailbox/entity.ts';
 
 export type ProblemCode = 'NO_SENDERS' | 'DOMAIN_NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'BOUNCE_PAUSED' | 'EMAIL_EMPTY' | 'STEP_EMPTY';
 export type WarningCode = 'SENDER_NAME_MISSING' | 'ALL_WARMING' | 'NO_LEADS' | 'FIELD_BLANK' | 'FIELD_UNKNOWN';
@@ -32,7 +33,6 @@ export interface LaunchContext {
   fieldCounts?: Map<string, number>;
 }
 
-const SENDING = new Set(['ACTIVE', 'WARMING']);
 const LEAD_FIELDS = new Set(['firstName', 'lastName', 'company']);
 const blank = (s: unknown) => typeof s !== 'string' || s.trim() === '';
 
@@ -52,7 +52,7 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
     const m = ctx.mailboxes.get(id);
     return m ? [m] : [];
   });
-  const usable = picked.filter((m) => SENDING.has(String(m.status)));
+  const usable = picked.filter(canSend);
 
   if (!usable.length) {
     problems.push({

@@ -18,8 +18,7 @@ type D = Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>
 
 const user = (mailbox: Item) => String(mailbox.authUsername ?? mailbox.email);
 
-/** Whether the engine can sign in to this mailbox at all (a password, or a finished OAuth connection). */
-export const hasCredentials = (mailbox: Item) => (mailbox.auth === 'password' && Boolean(mailbox.sealedPassword)) || (mailbox.auth === 'oauth' && Boolean(mailbox.sealedRefreshToken));
+export { hasCredentials } from './entity.ts';
 
 async function secretOf(deps: D, mailbox: Item): Promise<{ pass: string } | { accessToken: string }> {
   if (mailbox.auth === 'oauth') return { accessToken: await accessToken(deps, mailbox) };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Email } from '../validate.ts';
+import { DEFAULT_DAILY_CAP } from './entity.ts';
 
 export const MailboxProvider = z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'], {
   error: 'must be SMTP_CUSTOM, GOOGLE or MICROSOFT',
@@ -29,7 +30,7 @@ export const CreateMailbox = z.strictObject({
   email: Email,
   domainId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }),
   provider: MailboxProvider.default('SMTP_CUSTOM'),
-  dailyCap: DailyCap.default(25),
+  dailyCap: DailyCap.default(DEFAULT_DAILY_CAP),
   smtpHost: Host.optional(),
   smtpPort: Port.optional(),
   imapHost: Host.optional(),

@@ -23,11 +23,11 @@ import { PROBE_KIND, type ProbeCopy } from './probe.ts';
 import { StartSample, type PlacementRollup } from './placement.schema.ts';
 import { probeState } from './reader.ts';
 import { mailboxesOfDomain } from '../mailbox/keys.ts';
+import { canSend, hasCredentials } from '../mailbox/entity.ts';
 
 /** Seeds sampled per run: the run and its probes are written in one transaction. */
 export const MAX_SEEDS = 50;
 
-const SENDING = new Set(['ACTIVE', 'WARMING']);
 
 /** The sample's copy when the caller names none: plain, short and typical of a first cold email. */
 export const DEFAULT_COPY: ProbeCopy = {
@@ -83,7 +83,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
     throw new ValidationError('There is no unsubscribe link for the sample: set PUBLIC_BASE_URL, or sample a campaign that has an unsubscribeUrlTemplate.');
   }
   const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId))).filter(
-    (m) => SENDING.has(String(m.status)) && m.auth === 'password' && m.smtpHost,
+    (m) => canSend(m) && hasCredentials(m) && m.smtpHost,
   );
   if (!mailboxes.length) throw new ValidationError(`No mailbox at ${name} can send: connect one, or resume a paused one, before sampling placement.`);
   const allSeeds = await seeds.all(deps);

@@ -4,6 +4,7 @@ import type { Item } from '../ports/store.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { utcDay } from '../guardrails/breaker.ts';
 import { dailyCapKey } from './keys.ts';
+import { dailyCapOf } from '../mailbox/entity.ts';
 
 /** docs/sending.md, Cadence: at least 480 s between the starts of two sends from one mailbox. */
 export const CADENCE_FLOOR_SECONDS = 480;
@@ -41,7 +42,7 @@ export async function bookSlot(deps: Pick<Deps, 'store' | 'clock' | 'random'>, m
 
 /** Counts one send against today's cap, only while under it (conditional ADD). Returns the day booked, or false. */
 export async function bookDailySend(deps: Pick<Deps, 'store' | 'clock'>, mailbox: Item): Promise<string | false> {
-  const cap = Number(mailbox.dailyCap ?? 25);
+  const cap = dailyCapOf(mailbox);
   const day = utcDay(deps.clock.now());
   try {
     await deps.store.update(dailyCapKey(String(mailbox.id), day), {

@@ -7,6 +7,7 @@ import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { createJob, move } from './jobs.ts';
 import { jobsOfCampaign, PLANNING } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
+import { dailyCapOf } from '../mailbox/entity.ts';
 
 const DAY = 86_400_000;
 /** Leads planned per chunk: launch plans the first chunk at once, the dispatcher the rest, a chunk a tick. */
@@ -29,7 +30,7 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Ite
     const i = offset + index;
     const mailbox = usable[i % usable.length]!;
     const turn = Math.floor(i / usable.length);
-    const cap = Math.max(1, Number(mailbox.dailyCap ?? 25));
+    const cap = dailyCapOf(mailbox);
     const day = Math.floor(turn / cap);
     return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: String(mailbox.id) };
   };

@@ -8,6 +8,7 @@ import * as suppression from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { MailboxAccessError, smtpTransport } from '../mailbox/access.ts';
+import { canSend, dailyCapOf } from '../mailbox/entity.ts';
 import { kindOf } from '../job-kinds.ts';
 import { bookDailySend, bookSlot, nextUtcDay, refundDailySend, sentToday } from './cadence.ts';
 import type { Composed } from './compose.ts';
@@ -20,7 +21,6 @@ export type { SendOutcome } from './send-plan.ts';
 const HOUR = 3_600_000;
 /** Retries of a temporary failure (4xx, no connection), in engine minutes; then the job fails. */
 export const RETRY_MINUTES = [5, 30, 120, 360] as const;
-const SENDING = new Set(['ACTIVE', 'WARMING']);
 
 export async function queuePaused(deps: Pick<Deps, 'store'>): Promise<boolean> {
   return Boolean((await deps.store.get(queueSwitchKey))?.paused);
@@ -66,9 +66,9 @@ export async function sendJob(deps: Deps, id: string): Promise<SendOutcome> {
       if (plan.pinned) return ctl.cancel('pinned mailbox deleted');
       continue;
     }
-    if (!SENDING.has(String(mailbox.status))) continue;
+    if (!canSend(mailbox)) continue;
     if (plan.breakerCampaignId && (await breaker.isTripped(deps, plan.breakerCampaignId, mailboxId))) continue;
-    if ((await sentToday(deps, mailboxId)) >= Number(mailbox.dailyCap ?? 25)) {
+    if ((await sentToday(deps, mailboxId)) >= dailyCapOf(mailbox)) {
       waitUntil = Math.min(waitUntil, nextUtcDay(now));
       continue;
     }
