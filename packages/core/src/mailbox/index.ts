@@ -12,6 +12,7 @@ import * as sequences from '../lead/sequence.ts';
 import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
 import { checkSignIn } from './signin.ts';
 import { passwordContext } from './access.ts';
+import { inboxStateKey } from '../inbound/keys.ts';
 import { allMailboxes, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
 
 /** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
@@ -109,5 +110,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'wallClock' | 'log'>, id
   await deps.store.transact([
     { delete: mailboxKey(id) },
     { delete: mailboxEmailKey(String(mailbox.email)) },
+    // Its inbox reading (cursor, lease) goes with it.
+    { delete: inboxStateKey(id) },
   ]);
 }
