@@ -27,6 +27,11 @@ export interface RouteDef {
   rate?: RateBucket;
   /** How the body is read: JSON (default for POST/PUT/PATCH), none, or raw (multipart, forms). */
   body?: BodyKind;
+  /**
+   * Take only `Content-Type: application/json` (415 otherwise). For public routes a browser could be
+   * made to post to: a form or `text/plain` post needs no CORS preflight, an `application/json` one does.
+   */
+  jsonOnly?: boolean;
 }
 
 export interface FunctionDef {
@@ -87,7 +92,7 @@ export const functions = {
     routes: [
       { method: 'GET', path: '/v1/leads' },
       { method: 'POST', path: '/v1/leads' },
-      { method: 'POST', path: '/v1/leads/webhook', public: true, rate: 'webhook' },
+      { method: 'POST', path: '/v1/leads/webhook', public: true, rate: 'webhook', jsonOnly: true },
       { method: 'POST', path: '/v1/leads/import', rate: 'import', body: 'raw' },
       { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none' },
       { method: 'DELETE', path: '/v1/leads/erase', body: 'json' },

@@ -357,6 +357,20 @@ describe('POST /v1/leads/webhook (no token)', () => {
     expect(leads.map((l) => [l.email, l.firstName])).toEqual([['again@hook.example', 'First']]);
   });
 
+  it('takes application/json only: a text/plain or form post (which a web page could make without a preflight) answers 415 and stores nothing', async () => {
+    const c = await campaign(api);
+    const before = await totalLeads();
+    const body = JSON.stringify({ campaignId: c.id, email: 'csrf@hook.example' });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const res = await anon.request('POST', '/v1/leads/webhook', body, type ? { 'content-type': type } : {});
+      expect(res.status, type).toBe(415);
+      expect(res.body.error).toMatch(/Content-Type: application\/json/);
+    }
+    const ok = await anon.request('POST', '/v1/leads/webhook', body, { 'content-type': 'application/json; charset=utf-8' });
+    expect(ok.status).toBe(200);
+    expect(await totalLeads()).toBe(before + 1);
+  });
+
   it('refuses an unknown campaignId and an invalid body with 422, malformed JSON with 400, and stores nothing', async () => {
     const c = await campaign(api);
     const before = await totalLeads();

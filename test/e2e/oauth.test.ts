@@ -5,6 +5,8 @@
  * SMTP XOAUTH2 to a server that checks the token, and an IMAP read with
  * XOAUTH2 against Dovecot that asks the OAuth server about the token.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxStateKey } from '@outbound/core/inbound/keys';
 import { mailboxKey } from '@outbound/core/mailbox/keys';
@@ -40,7 +42,8 @@ beforeAll(async () => {
   // Dovecot asks the Google server about tokens: the Microsoft mailbox's IMAP port answers nobody (its reads fail quietly, by design of this test).
   const verify = (user: string, token: string) => [google, microsoft].some((s) => s.accessTokenUser(token) === user);
   smtp = await startSmtpServer({ oauth: { verify } });
-  dovecot = await startDovecot({}, { oauth2: { introspectionUrl: google.introspectUrl } });
+  // XOAUTH2 only (as Outlook offers it): imapflow would take OAUTHBEARER when offered.
+  dovecot = await startDovecot({}, { oauth2: { introspectionUrl: google.introspectUrl, mechanisms: ['xoauth2'] } });
   engine = await startTestEngine({
     realTime: true,
     timeScale: 10_000,
@@ -147,6 +150,8 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
       // Say why: the reader's own record of its last try.
       throw new Error(`${(err as Error).message}; inbox state ${JSON.stringify(await engine.deps.store.get(inboxStateKey(box.id)))}; logs ${JSON.stringify(engine.logs.filter((l) => String(l.msg).includes('inbox')))}`);
     });
+    // Dovecot's own log says how the engine signed in.
+    expect(await readFile(join(dovecot.dir, 'dovecot.log'), 'utf8')).toMatch(new RegExp(`Login: user=<${GOOGLE_USER}>, method=XOAUTH2`));
     const lead = (await engine.api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads.find((l: { id: string }) => l.id === leadRes.body.id);
     expect(lead.status).toBe('REPLIED');
     // One refresh at most served the send and the reads: the access token is kept while it is good.

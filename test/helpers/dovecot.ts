@@ -35,8 +35,14 @@ export interface TestDovecot {
 let bumps = 0;
 
 export interface DovecotOptions {
-  /** Also accept XOAUTH2 and OAUTHBEARER logins, checking each access token at this RFC 7662 introspection endpoint. */
-  oauth2?: { introspectionUrl: string };
+  /**
+   * Also accept OAuth logins (SASL XOAUTH2 and OAUTHBEARER), checking each access token at this RFC 7662
+   * introspection endpoint (POST `token=`; the answer's `active` must be true and its `email` the login's user).
+   * Password logins (PLAIN, LOGIN) keep going to the users file. `mechanisms` narrows what is offered:
+   * `['xoauth2']` is what Outlook's IMAP advertises, and makes imapflow, which prefers OAUTHBEARER, use XOAUTH2.
+   * With oauth2 any user name is a mailbox (LMTP delivers to users the users file does not know).
+   */
+  oauth2?: { introspectionUrl: string; mechanisms?: ('xoauth2' | 'oauthbearer')[] };
 }
 
 export async function startDovecot(users: Record<string, string>, options: DovecotOptions = {}): Promise<TestDovecot> {
@@ -71,11 +77,13 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
       ].join('\n'),
     );
   }
+  const oauthMechanisms = options.oauth2 ? [...new Set(options.oauth2.mechanisms ?? ['xoauth2', 'oauthbearer'])] : [];
+  if (options.oauth2 && !oauthMechanisms.length) throw new Error('startDovecot: oauth2.mechanisms is empty');
   let ports: { imapPort: number; imapsPort: number; lmtpPort: number } | undefined;
   // A port picked free can be taken by another process before Dovecot binds it: try again.
   for (let attempt = 1; !ports; attempt++) {
     const picked = await pickPorts();
-    await writeFile(confPath, config(dir, picked.imapPort, picked.imapsPort, picked.lmtpPort, Boolean(options.oauth2)));
+    await writeFile(confPath, config(dir, picked.imapPort, picked.imapsPort, picked.lmtpPort, oauthMechanisms));
     try {
       await startMaster(dovecot, confPath, join(dir, 'start.log'));
       await Promise.all([waitForPid(dir), ...Object.values(picked).map((port) => waitForPort(port))]);
@@ -140,7 +148,8 @@ function passwdLine(user: string, pass: string): string {
   return `${user}:{PLAIN}${pass}\n`;
 }
 
-function config(dir: string, imapPort: number, imapsPort: number, lmtpPort: number, oauth2 = false): string {
+function config(dir: string, imapPort: number, imapsPort: number, lmtpPort: number, oauthMechanisms: string[] = []): string {
+  const oauth2 = oauthMechanisms.length > 0;
   const dh = '/usr/share/dovecot/dh.pem';
   return `# Throwaway Dovecot ${new Date().toISOString()} for tests.
 base_dir = ${dir}/run
@@ -153,8 +162,10 @@ ssl_cert = <${dir}/ssl/cert.pem
 ssl_key = <${dir}/ssl/key.pem
 ${existsSync(dh) ? `ssl_dh = <${dh}` : ''}
 disable_plaintext_auth = no
-auth_mechanisms = plain login${oauth2 ? ' xoauth2 oauthbearer' : ''}
+auth_mechanisms = plain login${oauth2 ? ` ${oauthMechanisms.join(' ')}` : ''}
 auth_failure_delay = 0
+# Say in dovecot.log why a login failed.
+auth_verbose = yes
 mail_location = maildir:${dir}/mail/%u
 mail_fsync = never
 first_valid_uid = 1000
@@ -162,7 +173,7 @@ ${
   oauth2
     ? `passdb {
   driver = oauth2
-  mechanisms = xoauth2 oauthbearer
+  mechanisms = ${oauthMechanisms.join(' ')}
   args = ${dir}/dovecot-oauth2.conf.ext
 }
 `

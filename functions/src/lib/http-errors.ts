@@ -9,6 +9,7 @@ export const statusOf: Record<ErrorCode, number> = {
   CONDITION_FAILED: 409,
   GONE: 410,
   TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION: 422,
   LOCKED: 429,
   RATE_LIMITED: 429,

@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from '@outbound/core/auth/index';
 import type { Deps } from '@outbound/core/deps';
-import { BadJsonError, EngineError, NotFoundError, RetryLaterError } from '@outbound/core/errors';
+import { BadJsonError, EngineError, NotFoundError, RetryLaterError, UnsupportedMediaTypeError } from '@outbound/core/errors';
 import { hit } from '@outbound/core/ratelimit/index';
 import { findRoute, rateLimits, type ResolvedRoute } from '../manifest.ts';
 import { getDeps } from './deps.ts';
@@ -121,6 +121,10 @@ const jsonBody: middy.MiddlewareObj<Event, Result, Error, Context, Internal> = {
   before: async (req) => {
     const route = findRoute(req.event.routeKey);
     const kind = route?.body ?? (['POST', 'PUT', 'PATCH'].includes(route?.method ?? '') ? 'json' : 'none');
+    if (route?.jsonOnly) {
+      const type = String(req.event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') throw new UnsupportedMediaTypeError('This route takes a JSON body only: send it with Content-Type: application/json.');
+    }
     if (kind !== 'json' || !req.event.body) return;
     try {
       await jsonParser.before!(req as never);

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'GONE'
   | 'TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'CONDITION_FAILED'
   | 'SECRET_UNREADABLE'
   | 'UNAVAILABLE';
@@ -92,5 +93,12 @@ export class GuardrailError extends EngineError {
 export class BadJsonError extends EngineError {
   constructor(message = 'The request body is not valid JSON.') {
     super('BAD_JSON', message);
+  }
+}
+
+/** A body of a type the route does not take (415). */
+export class UnsupportedMediaTypeError extends EngineError {
+  constructor(message: string) {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
