@@ -29,6 +29,7 @@ describe('the manifest and the handlers agree', () => {
       'GET /unsubscribe/{token}',
       'POST /unsubscribe/{token}',
       'PUT /v1/instance-settings', // removed: answers 410 to anyone
+      'GET /v1/openapi.json', // the API's machine-readable description
     ];
     for (const key of open) expect(allowed).toContain(key);
   });

@@ -203,7 +203,11 @@ export const functions = {
     // API Gateway's own 404 body would not be `{ error }`, so a function answers it.
     catchAll: true,
     // A removed route has nothing left to protect: it answers 410 with or without a token.
-    routes: [{ method: 'PUT', path: '/v1/instance-settings', public: true }],
+    routes: [
+      { method: 'PUT', path: '/v1/instance-settings', public: true },
+      // The machine-readable description of the API (OpenAPI 3.1, version 1.0.0): public by design.
+      { method: 'GET', path: '/v1/openapi.json', public: true },
+    ],
   },
 } satisfies Record<string, FunctionDef>;
 

@@ -134,6 +134,13 @@ describe('routes outside the API', () => {
     expect(wrongMethod.status).toBe(404);
   });
 
+  it('answers GET /v1/openapi.json without a token: OpenAPI 3.1, version 1.0.0, with this installation as its server', async () => {
+    const res = await fresh().request('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' }, servers: [{ url: engine.deps.config.publicBaseUrl }] });
+    expect(Object.keys(res.body.paths)).toContain('/v1/replies');
+  });
+
   it('answers PUT /v1/instance-settings with 410', async () => {
     const res = await fresh().request('PUT', '/v1/instance-settings', { mailingAddress: 'x' });
     expect(res.status).toBe(410);

@@ -8,7 +8,7 @@ import { aiKeyKey } from './keys.ts';
 export const AiKeyProvider = z.enum(['openai', 'anthropic'], { error: 'provider must be openai or anthropic' });
 export type AiKeyProvider = z.infer<typeof AiKeyProvider>;
 
-const ApiKey = z.strictObject({
+export const ApiKey = z.strictObject({
   apiKey: z.string({ error: 'must be a string' }).trim().min(8, { error: 'must be at least 8 characters' }).max(512),
 });
 

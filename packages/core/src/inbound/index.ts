@@ -194,7 +194,8 @@ async function failed(deps: D, mailbox: Item, state: InboxState, leaseId: string
   }
 }
 
-const ListQuery = z.strictObject({
+/** GET /v1/replies's query. */
+export const ListQuery = z.strictObject({
   campaignId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
   since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, like 2026-03-01T00:00:00Z' }).optional(),
   limit: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be from 1 to 200' }).max(200, { error: 'must be from 1 to 200' }).default(50),

@@ -193,7 +193,8 @@ export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknow
   await planIngested(deps, lead.campaignId, created);
 }
 
-const ListQuery = z.strictObject({
+/** GET /v1/leads's query. */
+export const ListQuery = z.strictObject({
   campaignId: z.string().min(1).optional(),
   limit: z.coerce.number({ error: 'must be a number' }).int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
   cursor: z.string().optional(),
@@ -230,8 +231,11 @@ export async function suppress(deps: D, id: string) {
  * its personal data; rows and aggregate counts stay; a salted hash of the
  * address stays on the suppression list so it is never mailed or ingested again.
  */
+/** DELETE /v1/leads/erase's body. */
+export const EraseInput = z.strictObject({ email: Email });
+
 export async function erase(deps: D, body: unknown): Promise<{ erased: number }> {
-  const { email } = parse(z.strictObject({ email: Email }), body);
+  const { email } = parse(EraseInput, body);
   await suppression.suppress(deps, email, 'erased');
   let erased = 0;
   for (const lead of await rowsOf(deps, email)) {

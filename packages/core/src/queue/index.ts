@@ -9,6 +9,9 @@ import type { Item } from '../ports/store.ts';
 
 const JOBS_SHOWN = 50;
 
+/** POST /v1/queue/pause's body. */
+export const PauseInput = z.strictObject({ paused: z.boolean({ error: 'must be true or false' }) });
+
 /**
  * GET /v1/queue/status. Counts come from the state counters and one COUNT
  * query on the due index: waiting = due now (queued or about to be),
@@ -58,7 +61,7 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
 
 /** POST /v1/queue/pause: a real pause. Nothing is sent while it holds; jobs keep their place and go on resume. */
 export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock'>, body: unknown) {
-  const { paused } = parse(z.strictObject({ paused: z.boolean({ error: 'must be true or false' }) }), body);
+  const { paused } = parse(PauseInput, body);
   await deps.store.put({ ...queueSwitchKey, paused, changedAt: new Date(deps.wallClock.now()).toISOString() });
   return status(deps);
 }

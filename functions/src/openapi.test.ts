@@ -1,0 +1,52 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { allRoutes } from './manifest.ts';
+import { documentedRoutes, openApiDocument } from './openapi.ts';
+
+type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown; parameters?: { name: string; in: string }[] }>>; components: { schemas: Record<string, unknown> } };
+
+describe('the OpenAPI document', () => {
+  const doc = openApiDocument('https://outbound.example.com') as Doc;
+
+  it('is a valid OpenAPI 3.1 document (checked against the specification’s own JSON Schema)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // The check can fail: a response without its description is refused.
+    const broken = JSON.parse(JSON.stringify(doc)) as Doc;
+    delete (broken.paths['/v1/replies']!.get!.responses['200'] as { description?: string }).description;
+    expect((await new Validator().validate(broken as never)).valid).toBe(false);
+  });
+
+  it('is OpenAPI 3.1, version 1.0.0, and describes exactly the routes the engine serves', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    const served = allRoutes().map((r) => `${r.method} ${r.path}`).sort();
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    expect(described).toEqual(served);
+    expect(documentedRoutes().sort()).toEqual(served);
+  });
+
+  it('marks exactly the public routes as needing no token, and every other one as bearer', () => {
+    for (const r of allRoutes()) {
+      const op = doc.paths[r.path]![r.method.toLowerCase()]!;
+      if (r.public) expect(op.security, r.key).toEqual([]);
+      else {
+        expect(op.security, r.key).toBeUndefined();
+        expect(Object.keys(op.responses), r.key).toContain('401');
+      }
+    }
+  });
+
+  it('takes request bodies from the verbs’ own schemas, path parameters from the path, and every $ref resolves', () => {
+    const create = doc.paths['/v1/mailboxes']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
+    expect(Object.keys(create.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['email', 'domainId', 'authPassword', 'dailyCap']));
+    expect(create.content['application/json'].schema.required).toEqual(expect.arrayContaining(['email', 'domainId']));
+    expect(doc.paths['/v1/replies']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['campaignId', 'cursor', 'limit', 'since']);
+    expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
+    for (const name of new Set(refs)) expect(doc.components.schemas, name).toHaveProperty(name);
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The machine-readable description of the API: an OpenAPI 3.1 document,
+ * version 1.0.0, built from the manifest's routes and the same zod schemas
+ * the verbs validate with (request bodies and queries), so it cannot list a
+ * route the engine does not serve or a field it does not take. Served
+ * without a token at GET /v1/openapi.json; docs/api.md is the prose.
+ */
+import { z } from 'zod';
+import { ApiKey } from '@outbound/core/ai-keys/index';
+import { LoginInput } from '@outbound/core/auth/index';
+import { CreateCampaign, UpdateCampaign } from '@outbound/core/campaign/campaign.schema';
+import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema';
+import { ListQuery as ReplyListQuery } from '@outbound/core/inbound/index';
+import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
+import { LeadInput } from '@outbound/core/lead/lead.schema';
+import { CreateMailbox, UpdateMailbox } from '@outbound/core/mailbox/mailbox.schema';
+import { AuthorizeQuery, CallbackQuery } from '@outbound/core/oauth/oauth.schema';
+import { StartSample } from '@outbound/core/placement/placement.schema';
+import { PauseInput } from '@outbound/core/queue/index';
+import { CreateSeed } from '@outbound/core/seed/seed.schema';
+import { allRoutes, type ResolvedRoute } from './manifest.ts';
+
+export const API_VERSION = '1.0.0';
+
+type Json = Record<string, unknown>;
+
+/** A request schema as JSON Schema 2020-12 (what OpenAPI 3.1 speaks), as the client writes it (before defaults and trims). */
+const schema = (s: z.ZodType): Json => {
+  const { $schema: _, ...rest } = z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Json;
+  return rest;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required });
+const str = { type: 'string' };
+const int = { type: 'integer' };
+const nullable = (s: Json) => ({ anyOf: [s, { type: 'null' }] });
+const arrayOf = (s: Json) => ({ type: 'array', items: s });
+
+/** The answers' shapes (the engine's own rows; fields beyond these may be added within version 1). */
+const components: Record<string, Json> = {
+  Error: obj({ error: str }, ['error']),
+  RetryLater: obj({ error: str, retryAfterMs: int }, ['error', 'retryAfterMs']),
+  Mailbox: obj(
+    {
+      id: str, email: str, domainId: str, provider: { enum: ['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'] }, status: { enum: ['ACTIVE', 'WARMING', 'PAUSED', 'ERROR'] },
+      dailyCap: int, smtpHost: nullable(str), smtpPort: nullable(int), imapHost: nullable(str), imapPort: nullable(int), authUsername: nullable(str),
+      senderName: nullable(str), lastError: str, createdAt: str, updatedAt: str,
+    },
+    ['id', 'email', 'domainId', 'provider', 'status', 'dailyCap'],
+  ),
+  Domain: obj(
+    {
+      id: str, domainName: str, redirectUrl: nullable(str), dkimSelector: nullable(str), label: nullable(str), mailingAddress: nullable(str),
+      mailingAddressParts: nullable({ type: 'object' }), lastCheck: nullable({ type: 'object' }),
+      usedBy: obj({ campaigns: int, sending: int, paused: int, drafts: int }, ['campaigns', 'sending', 'paused', 'drafts']),
+    },
+    ['id', 'domainName'],
+  ),
+  Lead: obj(
+    {
+      id: str, campaignId: str, email: str, firstName: nullable(str), lastName: nullable(str), company: nullable(str), customFields: { type: 'object' },
+      status: { enum: ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] }, createdAt: str,
+    },
+    ['id', 'campaignId', 'email', 'customFields', 'status', 'createdAt'],
+  ),
+  Campaign: obj(
+    {
+      id: str, name: str, status: { enum: ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] }, aiPromptTemplate: str, template: str, subject: nullable(str),
+      aiProvider: nullable({ enum: ['OPENAI', 'ANTHROPIC'] }), unsubscribeUrlTemplate: nullable(str), mailboxIds: arrayOf(str),
+      steps: arrayOf(obj({ waitDays: int, body: str, aiRewrite: { type: 'boolean' } }, ['waitDays'])), bounceRateThreshold: { type: 'number' },
+      pausedForBounceRate: { type: 'boolean' }, contentQuality: int, leadsCount: int, sentCount: int, repliesCount: int, lastActivityAt: nullable(str),
+    },
+    ['id', 'name', 'status'],
+  ),
+  LaunchCheck: obj(
+    {
+      canLaunch: { type: 'boolean' },
+      problems: arrayOf(obj({ code: { enum: ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'] }, message: str }, ['code', 'message'])),
+      warnings: arrayOf(obj({ code: { enum: ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN'] }, message: str }, ['code', 'message'])),
+      passed: arrayOf({ enum: ['SENDERS', 'ADDRESSES', 'UNSUBSCRIBE', 'BOUNCE', 'COPY'] }),
+    },
+    ['canLaunch', 'problems', 'warnings', 'passed'],
+  ),
+  QueueStatus: obj(
+    {
+      counts: obj({ waiting: int, active: int, delayed: int, completed: int, failed: int }, ['waiting', 'active', 'delayed', 'completed', 'failed']),
+      isPaused: { type: 'boolean' },
+      jobs: arrayOf({ type: 'object' }),
+      throttling: obj({ cadenceFloorSeconds: int, jitterSeconds: int }, ['cadenceFloorSeconds', 'jitterSeconds']),
+    },
+    ['counts', 'isPaused', 'jobs', 'throttling'],
+  ),
+  Reply: obj(
+    { id: str, campaignId: str, leadId: str, mailboxId: str, fromEmail: str, subject: str, snippet: str, receivedAt: { type: 'string', format: 'date-time' } },
+    ['id', 'campaignId', 'leadId', 'mailboxId', 'fromEmail', 'subject', 'snippet', 'receivedAt'],
+  ),
+  DomainCheck: obj(
+    {
+      domain: str, spf: { enum: ['PASS', 'FAIL'] }, dkim: { enum: ['PASS', 'FAIL', 'PENDING'] }, dmarc: { enum: ['PASS', 'FAIL'] },
+      blocklists: { type: 'object', additionalProperties: { enum: ['PASS', 'FAIL'] } }, listUnsubscribeCheck: str,
+    },
+    ['domain', 'spf', 'dkim', 'dmarc', 'blocklists', 'listUnsubscribeCheck'],
+  ),
+  ImportResult: obj(
+    { received: int, imported: int, duplicates: int, suppressed: int, invalid: int, errors: arrayOf(obj({ row: int, error: str }, ['row', 'error'])) },
+    ['received', 'imported', 'duplicates', 'suppressed', 'invalid', 'errors'],
+  ),
+  PlacementSample: obj(
+    { domainId: str, sampledAt: nullable(str), sampleSize: int, inbox: int, spam: int, missing: int, byProvider: { type: 'object' } },
+    ['domainId', 'sampleSize', 'inbox', 'spam', 'missing', 'byProvider'],
+  ),
+};
+
+interface RouteDoc {
+  summary: string;
+  body?: z.ZodType | 'multipart' | 'form';
+  query?: z.ZodType;
+  /** The success status and its body (a schema, `html`, or nothing). */
+  ok: [number, Json | 'html' | 'none' | 'redirect'];
+  errors?: number[];
+}
+
+const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
+const html = { content: { 'text/html': { schema: str } } };
+
+/** Every route of the manifest, described; a test holds the two together. */
+const ROUTES: Record<string, RouteDoc> = {
+  'POST /v1/auth/login': { summary: 'Sign in: a bearer token for 12 hours', body: LoginInput, ok: [200, obj({ token: str }, ['token'])], errors: [401, 422, 429] },
+  'GET /v1/mailboxes': { summary: 'List mailboxes (credentials never included)', ok: [200, arrayOf(ref('Mailbox'))] },
+  'POST /v1/mailboxes': { summary: 'Connect a mailbox (the sign-in check runs first)', body: CreateMailbox, ok: [201, ref('Mailbox')], errors: [409, 422] },
+  'PATCH /v1/mailboxes/{id}': { summary: 'Change status, daily cap or sender name', body: UpdateMailbox, ok: [200, ref('Mailbox')], errors: [404, 422] },
+  'DELETE /v1/mailboxes/{id}': { summary: 'Delete a mailbox (its leads’ sequences end)', ok: [204, 'none'], errors: [404] },
+  'GET /v1/oauth/{provider}/authorize': { summary: 'Start connecting a Google or Microsoft mailbox: 302 to the provider', query: AuthorizeQuery, ok: [302, 'redirect'], errors: [404, 422] },
+  'GET /v1/oauth/{provider}/callback': { summary: 'Where the provider sends the browser back (verified by the signed state)', query: CallbackQuery, ok: [200, 'html'], errors: [400] },
+  'GET /v1/domains': { summary: 'List sending domains', ok: [200, arrayOf(ref('Domain'))] },
+  'POST /v1/domains': { summary: 'Add a sending domain', body: CreateDomain, ok: [201, ref('Domain')], errors: [409, 422] },
+  'PATCH /v1/domains/{id}': { summary: 'Change a domain (clearing an address in use needs confirm)', body: UpdateDomain, ok: [200, ref('Domain')], errors: [404, 409, 422] },
+  'POST /v1/domains/{domain}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheck')], errors: [404, 422] },
+  'GET /public/domain-check': { summary: 'The public domain check: six fields', query: z.object({ domain: z.string() }), ok: [200, ref('DomainCheck')], errors: [422, 429] },
+  'GET /v1/seed-inboxes': { summary: 'List seed inboxes', ok: [200, arrayOf({ type: 'object' })] },
+  'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, { type: 'object' }], errors: [409, 422] },
+  'DELETE /v1/seed-inboxes/{id}': { summary: 'Remove a seed inbox', ok: [204, 'none'], errors: [404] },
+  'GET /v1/domains/{id}/placement-sample': { summary: 'The latest seed-inbox placement rollup of a domain', ok: [200, ref('PlacementSample')], errors: [404] },
+  'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, { type: 'object' }], errors: [404, 409, 422] },
+  'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, arrayOf({ type: 'object' })], errors: [404] },
+  'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])] },
+  'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, ref('Lead')], errors: [409, 422] },
+  'POST /v1/leads/webhook': { summary: 'Add a lead from outside (no token; application/json only)', body: LeadInput, ok: [200, obj({ accepted: { const: true } }, ['accepted'])], errors: [415, 422, 429] },
+  'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file)', body: 'multipart', ok: [200, ref('ImportResult')], errors: [413, 422, 429] },
+  'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, ref('Lead')], errors: [404] },
+  'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, obj({ erased: int }, ['erased'])], errors: [422] },
+  'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },
+  'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, arrayOf(ref('Campaign'))] },
+  'POST /v1/campaigns': { summary: 'Create a campaign (DRAFT)', body: CreateCampaign, ok: [201, ref('Campaign')], errors: [422] },
+  'GET /v1/campaigns/{id}': { summary: 'One campaign', ok: [200, ref('Campaign')], errors: [404] },
+  'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status)', body: UpdateCampaign, ok: [200, ref('Campaign')], errors: [404, 422] },
+  'DELETE /v1/campaigns/{id}': { summary: 'Archive a campaign', ok: [200, ref('Campaign')], errors: [404] },
+  'GET /v1/campaigns/{id}/launch-check': { summary: 'What stands between the campaign and its launch', ok: [200, ref('LaunchCheck')], errors: [404] },
+  'POST /v1/campaigns/{id}/launch': { summary: 'Launch (422 with every problem at once)', ok: [200, ref('Campaign')], errors: [404, 422] },
+  'POST /v1/campaigns/{id}/pause': { summary: 'Pause a campaign', ok: [200, ref('Campaign')], errors: [404] },
+  'GET /v1/replies': { summary: 'Replies read from the mailboxes, newest first', query: ReplyListQuery, ok: [200, obj({ replies: arrayOf(ref('Reply')), nextCursor: nullable(str) }, ['replies', 'nextCursor'])], errors: [422] },
+  'GET /v1/ai-keys': { summary: 'Which AI providers have a key', ok: [200, arrayOf(obj({ provider: { enum: ['openai', 'anthropic'] }, configured: { type: 'boolean' } }, ['provider', 'configured']))] },
+  'PUT /v1/ai-keys/{provider}': { summary: 'Store an AI provider key (never returned)', body: ApiKey, ok: [204, 'none'], errors: [422] },
+  'DELETE /v1/ai-keys/{provider}': { summary: 'Forget an AI provider key', ok: [204, 'none'], errors: [422] },
+  'GET /unsubscribe/{token}': { summary: 'The built-in unsubscribe page (opening it changes nothing)', ok: [200, 'html'], errors: [400] },
+  'POST /unsubscribe/{token}': { summary: 'Unsubscribe (the page’s button, or RFC 8058 one-click)', body: 'form', ok: [200, 'html'], errors: [400] },
+  'GET /v1/queue/status': { summary: 'Queue counts, pause state, the next jobs and the throttling', ok: [200, ref('QueueStatus')] },
+  'POST /v1/queue/pause': { summary: 'Pause or resume the whole queue', body: PauseInput, ok: [200, ref('QueueStatus')], errors: [422] },
+  'PUT /v1/instance-settings': { summary: 'Removed: the footer address belongs to each sending domain', ok: [410, ref('Error')] },
+  'GET /v1/openapi.json': { summary: 'This document', ok: [200, { type: 'object' }] },
+};
+
+export const documentedRoutes = () => Object.keys(ROUTES);
+
+function operation(route: ResolvedRoute, d: RouteDoc): Json {
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: str }));
+  if (d.query) {
+    const q = schema(d.query) as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: s as typeof str });
+  }
+  const [status, body] = d.ok;
+  const success =
+    body === 'none'
+      ? { description: 'Done' }
+      : body === 'redirect'
+        ? { description: 'To the provider’s consent page', headers: { location: { schema: str } } }
+        : body === 'html'
+          ? { description: 'An HTML page', ...html }
+          : { description: d.summary, ...jsonBody(body) };
+  const errors = Object.fromEntries(
+    [...new Set([...(d.errors ?? []), ...(route.public ? [] : [401]), 404, 500])].map((code) => [
+      String(code),
+      code === 400 && d.ok[1] === 'html'
+        ? { description: 'An HTML page saying why, in plain words', ...html }
+        : { description: 'A sentence a user can read', ...jsonBody(ref(code === 429 ? 'RetryLater' : 'Error')) },
+    ]),
+  );
+  return {
+    summary: d.summary,
+    operationId: `${route.fn}_${route.method.toLowerCase()}_${route.path.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '')}`,
+    tags: [route.fn],
+    // Public routes take no token (an empty requirement overrides the document's default).
+    ...(route.public ? { security: [] } : {}),
+    ...(params.length ? { parameters: params } : {}),
+    ...(d.body === 'multipart'
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: obj({ campaignId: str, file: { type: 'string', contentMediaType: 'text/csv' } }, ['campaignId', 'file']) } } } }
+      : d.body === 'form'
+        ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: obj({ 'List-Unsubscribe': { const: 'One-Click' } }) } } } }
+        : d.body
+          ? { requestBody: { required: true, ...jsonBody(schema(d.body)) } }
+          : {}),
+    responses: { [String(status)]: success, ...errors },
+  };
+}
+
+/** The whole document; `serverUrl` is the installation's own address when it has one. */
+export function openApiDocument(serverUrl?: string): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of allRoutes()) {
+    const d = ROUTES[route.key];
+    if (!d) throw new Error(`openapi: the route ${route.key} is not described`);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, d);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Outbound',
+      version: API_VERSION,
+      description: 'A self-hosted outbound email engine. Errors are `{ error }` with a sentence a user can read. The prose reference is docs/api.md in the repository.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    security: [{ bearer: [] }],
+    paths,
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+  };
+}
