@@ -8,7 +8,7 @@ import { accessToken, MailboxAccessError } from '../oauth/tokens.ts';
 import type { ServerLogin } from '../ports/mail.ts';
 import type { MailboxTransport } from '../ports/mailer.ts';
 import type { Item } from '../ports/store.ts';
-import { openSecret } from '../secrets/index.ts';
+import { openSecretCached } from '../secrets/index.ts';
 
 export { MailboxAccessError };
 
@@ -23,7 +23,7 @@ export { hasCredentials } from './entity.ts';
 async function secretOf(deps: D, mailbox: Item): Promise<{ pass: string } | { accessToken: string }> {
   if (mailbox.auth === 'oauth') return { accessToken: await accessToken(deps, mailbox) };
   if (mailbox.auth === 'password' && mailbox.sealedPassword) {
-    return { pass: await openSecret(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id))) };
+    return { pass: await openSecretCached(deps.keys, String(mailbox.sealedPassword), passwordContext(String(mailbox.id)), deps.wallClock.now()) };
   }
   throw new MailboxAccessError(mailbox.auth === 'oauth-pending' ? 'The mailbox is not connected yet: finish its OAuth connection.' : 'The mailbox has no password to sign in with.');
 }

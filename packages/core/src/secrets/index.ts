@@ -99,3 +99,28 @@ export async function openSecret(
     dataKey.fill(0);
   }
 }
+
+/** How long an opened secret is kept in a process's memory before KMS is asked again. */
+export const OPENED_SECRET_TTL_MS = 10 * 60_000;
+
+const opened = new WeakMap<KeyProvider, Map<string, { value: Promise<string>; until: number }>>();
+
+/**
+ * {@link openSecret}, remembered per process for a bounded time: a mailbox's
+ * password is needed for every send and every inbox read, and a KMS call
+ * each time costs a round trip and money. Keyed by the sealed value itself,
+ * so a changed secret is a different entry; a failure is never remembered.
+ */
+export function openSecretCached(keys: KeyProvider, sealed: string, context: EncryptionContext, now = Date.now()): Promise<string> {
+  let cache = opened.get(keys);
+  if (!cache) opened.set(keys, (cache = new Map()));
+  const id = `${JSON.stringify(Object.entries(context).sort())}\u0000${sealed}`;
+  const hit = cache.get(id);
+  if (hit && hit.until > now) return hit.value;
+  // Expired entries go as new ones come, so the map holds at most the secrets in use.
+  for (const [k, v] of cache) if (v.until <= now) cache.delete(k);
+  const value = openSecret(keys, sealed, context);
+  cache.set(id, { value, until: now + OPENED_SECRET_TTL_MS });
+  value.catch(() => cache!.delete(id));
+  return value;
+}

@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretUnreadableError } from '../errors.ts';
 import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
-import { openSecret, sealSecret } from './index.ts';
+import { MemoryKeys } from '../testing/unit-deps.ts';
+import { OPENED_SECRET_TTL_MS, openSecret, openSecretCached, sealSecret } from './index.ts';
 
 /** A KMS in miniature: a random master key wraps data keys, the context is the AAD. */
 function inMemoryKeys(): KeyProvider {
@@ -118,5 +119,20 @@ describe('sealSecret / openSecret', () => {
     };
     await sealSecret(keys, secret, context);
     expect(handedOut!.every((b) => b === 0)).toBe(true);
+  });
+});
+
+describe('openSecretCached', () => {
+  it('asks the key provider once per secret for ten minutes, then again; a wrong context is never served from the cache', async () => {
+    const keys = new MemoryKeys();
+    const sealed = await sealSecret(keys, 'app-password', { purpose: 'mailbox-password', mailboxId: 'm1' });
+    const before = keys.calls;
+    const t0 = Date.UTC(2026, 0, 1);
+    expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0)).toBe('app-password');
+    expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0 + 60_000)).toBe('app-password');
+    expect(keys.calls - before).toBe(1);
+    await expect(openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm2' }, t0)).rejects.toThrow();
+    expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0 + OPENED_SECRET_TTL_MS + 1)).toBe('app-password');
+    expect(keys.calls - before).toBe(3);
   });
 });
