@@ -5,14 +5,13 @@ import * as suppression from '../suppression/index.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
-import { hasCredentials } from '../mailbox/access.ts';
+import { hasCredentials, imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail } from './compose.ts';
 import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
 import type { JobKind } from './kinds.ts';
-import { imapLogin } from '../mailbox/access.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
