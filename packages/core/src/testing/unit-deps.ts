@@ -12,7 +12,7 @@ import { createLogger, type Fields } from '../log.ts';
 import { ManualClock } from '../ports/clock.ts';
 import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendResult } from '../ports/mailer.ts';
-import { MemoryStore } from '../ports/memory-store.ts';
+import { MemoryStore } from './memory-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 
 /** Envelope keys under one master key held in memory; the context is the GCM additional data, as with KMS. */
