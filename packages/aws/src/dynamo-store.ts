@@ -12,7 +12,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Condition, Item, Key, Page, Query, Store, TransactOp, Update } from '@outbound/core/ports/store';
-import { ConditionFailedError, TransactionFailedError, ValidationError } from '@outbound/core/errors';
+import { ConditionFailedError, TransactionFailedError } from '@outbound/core/errors';
+import { decodeCursor, encodeCursor } from '@outbound/core/ports/cursor';
 
 /** Collects attribute names and values so expressions never embed user data. */
 class Expr {
@@ -74,19 +75,6 @@ class Expr {
   }
 }
 
-const encodeCursor = (key: Record<string, unknown> | undefined) =>
-  key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined;
-
-function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (key && typeof key === 'object' && !Array.isArray(key)) return key;
-  } catch {
-    /* fall through */
-  }
-  throw new ValidationError('cursor is not one this service gave out: start again without it.');
-}
 
 /**
  * The Store port over one DynamoDB table, through lib-dynamodb. The same code

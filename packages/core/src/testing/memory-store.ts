@@ -35,8 +35,9 @@
  * eventually consistent index reads (an index here is read-your-writes),
  * throughput errors, and transaction conflicts with concurrent writers.
  */
-import { ConditionFailedError, TransactionFailedError, ValidationError } from '../errors.ts';
+import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { Comparison, Condition, IndexName, Item, Key, Page, Query, Store, TransactOp, Update } from '../ports/store.ts';
+import { decodeCursor, encodeCursor } from '../ports/cursor.ts';
 
 /** What DynamoDB answers a request it refuses. The adapter lets the SDK's exception of this name through untranslated. */
 export class ValidationException extends Error {
@@ -457,21 +458,8 @@ function compileUpdate(u: Update): Change {
   };
 }
 
-// ---------------------------------------------------------------------------
-// Cursors, as the adapter writes them: the last key read, base64url JSON.
+// Cursors are the adapter's own (ports/cursor.ts): the last key read, base64url JSON.
 
-const encodeCursor = (key: Record<string, unknown> | undefined) => (key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined);
-
-function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (key && typeof key === 'object' && !Array.isArray(key)) return key;
-  } catch {
-    /* fall through */
-  }
-  throw new ValidationError('cursor is not one this service gave out: start again without it.');
-}
 
 // ---------------------------------------------------------------------------
 
