@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { isPrivateOrLoopback, verifyImap, verifySmtp, type ServerLogin } from '@outbound/mail/signin';
+import { verifyImap, verifySmtp, type ServerLogin } from '@outbound/mail/signin';
+import { isPrivateOrLoopback } from '@outbound/mail/transport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
 import { closedPort, startSilentServer, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';

@@ -8,7 +8,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendFailure, SendResult } from '@outbound/core/ports/mailer';
-import { isPrivateOrLoopback } from './signin.ts';
+import { isPrivateOrLoopback } from './transport.ts';
 
 export interface SmtpMailerOptions {
   /**

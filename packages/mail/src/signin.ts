@@ -3,61 +3,14 @@
  * credentials work. Adapter only: it classifies what went wrong and leaves every rule
  * (reserved domains, which failure to report) to core.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP, Socket } from 'node:net';
-import { getSystemErrorName } from 'node:util';
-import { ImapFlow } from 'imapflow';
+import { Socket } from 'node:net';
 import { createTransport } from 'nodemailer';
+import type { SignInFailure, SignInResult } from '@outbound/core/ports/mail';
+import { classifyImapSignIn, classifySmtpSignIn, imapClient, locate, messageOf, type ServerLogin } from './transport.ts';
 
-import type { ServerLogin as PortLogin, SignInFailure, SignInResult } from '@outbound/core/ports/mail';
-
-export type { SignInFailure, SignInResult };
-
-export interface ServerLogin extends PortLogin {
-  /** Gives up after this long in total, resolution included. Default 10 000 ms. */
-  timeoutMs?: number;
-  /**
-   * Resolves host to an IP address (for DNS_SERVERS). The connection goes to that address
-   * and host stays the TLS server name. Without it the system resolver is used.
-   */
-  resolver?: (host: string) => Promise<string>;
-  /** Implicit TLS from the first byte. Default: port 465 for SMTP, 993 for IMAP. */
-  secure?: boolean;
-  /**
-   * Test seam: decides whether the address connected to is private, i.e. whether the
-   * password may go in clear and a self-signed certificate is accepted (SMTP and IMAP).
-   * Default isPrivateOrLoopback. Tests pass `() => false` to treat a loopback server as
-   * a public host without sending traffic off the machine; production never sets it.
-   */
-  isPrivate?: (ip: string) => boolean;
-}
+export type { SignInFailure, SignInResult, ServerLogin };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-const NO_ENCRYPTION = 'server offers no encryption';
-
-const PRIVATE_RANGES = new BlockList();
-for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16]] as const) {
-  PRIVATE_RANGES.addSubnet(net, bits, 'ipv4');
-}
-PRIVATE_RANGES.addAddress('::1', 'ipv6');
-PRIVATE_RANGES.addSubnet('fc00::', 7, 'ipv6'); // unique local, RFC 4193
-PRIVATE_RANGES.addSubnet('fe80::', 10, 'ipv6'); // link-local, the IPv6 twin of 169.254/16
-
-/**
- * True for loopback, private (RFC 1918, RFC 4193) and link-local addresses, and for the
- * name `localhost`: the only places credentials may travel unencrypted, and where a
- * self-signed certificate is accepted.
- */
-export function isPrivateOrLoopback(ipOrHost: string): boolean {
-  const value = ipOrHost.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
-  if (value === 'localhost' || value.endsWith('.localhost')) return true; // RFC 6761 section 6.3
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1];
-  if (mapped) return PRIVATE_RANGES.check(mapped, 'ipv4');
-  const family = isIP(value);
-  if (family === 4) return PRIVATE_RANGES.check(value, 'ipv4');
-  if (family === 6) return PRIVATE_RANGES.check(value, 'ipv6');
-  return false;
-}
 
 /** Signs in to an SMTP server (AUTH after STARTTLS, or over implicit TLS) and says QUIT. */
 export async function verifySmtp(login: ServerLogin): Promise<SignInResult> {
@@ -98,7 +51,7 @@ export async function verifySmtp(login: ServerLogin): Promise<SignInResult> {
       await transport.verify();
       return { ok: true };
     } catch (err) {
-      return signal.aborted ? timedOut(timeoutMs) : classifySmtpError(err);
+      return signal.aborted ? timedOut(timeoutMs) : classifySmtpSignIn(err);
     } finally {
       signal.removeEventListener('abort', abort);
       transport.close();
@@ -123,59 +76,12 @@ export async function verifyImap(login: ServerLogin): Promise<SignInResult> {
       await client.logout();
       return { ok: true };
     } catch (err) {
-      return signal.aborted ? timedOut(timeoutMs) : classifyImapError(err);
+      return signal.aborted ? timedOut(timeoutMs) : classifyImapSignIn(err);
     } finally {
       signal.removeEventListener('abort', abort);
       if (!client.isClosed) client.close();
     }
   });
-}
-
-export type Target = { ip: string; servername: string | undefined; trusted: boolean };
-
-/**
- * Resolves the host once, here, so that the address judged private is the address
- * connected to (a second lookup by the library could answer differently).
- */
-/**
- * An IMAP client under the engine's transport rules: STARTTLS whenever
- * offered, and required (with a verified certificate) unless the address is
- * loopback or private. Shared by the sign-in check and the Sent-folder lookup.
- */
-export function imapClient(login: ServerLogin, target: Target, secure: boolean, timeoutMs: number): ImapFlow {
-  const client = new ImapFlow({
-    host: target.ip,
-    port: login.port,
-    secure,
-    servername: target.servername,
-    // undefined = STARTTLS when offered; true = refuse to continue without it.
-    doSTARTTLS: !secure && !target.trusted ? true : undefined,
-    // XOAUTH2 when the mailbox is connected with OAuth (imapflow picks the mechanism from accessToken).
-    auth: login.accessToken ? { user: login.user, accessToken: login.accessToken } : { user: login.user, pass: login.pass },
-    logger: false,
-    disableAutoIdle: true,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    tls: { rejectUnauthorized: !target.trusted },
-  });
-  // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
-  client.on('error', () => {});
-  return client;
-}
-
-/** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
-export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
-  const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
-  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host) };
-  let ip: string;
-  try {
-    ip = login.resolver ? await login.resolver(login.host) : (await lookup(login.host)).address;
-  } catch (err) {
-    return { ok: false, reason: 'dns', detail: messageOf(err) };
-  }
-  if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
-  return { ip, servername: login.host, trusted: isPrivate(ip) };
 }
 
 /** Runs one attempt, and answers 'timeout' (aborting the attempt) once `ms` have passed. */
@@ -198,94 +104,4 @@ async function withDeadline(ms: number, attempt: (signal: AbortSignal) => Promis
 
 function timedOut(ms: number): SignInResult {
   return { ok: false, reason: 'timeout', detail: `no answer within ${ms} ms` };
-}
-
-interface LibraryError {
-  message?: string;
-  code?: string;
-  errno?: number | string;
-  cause?: unknown;
-  // nodemailer
-  responseCode?: number;
-  response?: unknown;
-  command?: string;
-  // imapflow
-  authenticationFailed?: boolean;
-  serverResponseCode?: string;
-  responseText?: string;
-  tlsFailed?: boolean;
-  _err?: unknown;
-}
-
-// SMTP replies meaning "no such command / not now", not "wrong password" (RFC 5321 section 4.2.3).
-const SMTP_NOT_SUPPORTED = new Set([500, 501, 502, 503, 504]);
-
-function classifySmtpError(err: unknown): SignInResult {
-  const e = asLibraryError(err);
-  const detail = messageOf(err);
-  if (e.code === 'EAUTH' && !(e.responseCode !== undefined && SMTP_NOT_SUPPORTED.has(e.responseCode))) return fail('auth', detail);
-  if (e.responseCode === 535) return fail('auth', detail);
-  // With requireTLS, nodemailer sends STARTTLS even when unadvertised; a refusal means plaintext only.
-  if (e.code === 'ETLS' && e.command === 'STARTTLS' && typeof e.response === 'string') return fail('other', `${NO_ENCRYPTION}: ${detail}`);
-  return fail(classifyTransport(err) ?? 'other', detail);
-}
-
-/** Why an IMAP connection or sign-in failed, in the sign-in check's words (for the inbox reader). */
-export function imapFailureReason(err: unknown): SignInFailure {
-  const r = classifyImapError(err);
-  return r.ok ? 'other' : r.reason;
-}
-
-function classifyImapError(err: unknown): SignInResult {
-  const e = asLibraryError(err);
-  const detail = e.responseText || (typeof e.response === 'string' ? e.response : '') || messageOf(err);
-  if (e.authenticationFailed || e.serverResponseCode === 'AUTHENTICATIONFAILED') return fail('auth', detail);
-  if (e.tlsFailed && /does not support STARTTLS/i.test(messageOf(err))) return fail('other', `${NO_ENCRYPTION}: ${detail}`);
-  return fail(classifyTransport(err) ?? 'other', detail);
-}
-
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EDNS', 'ENODATA', 'ESERVFAIL']);
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EHOSTDOWN', 'ENETDOWN']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ETIMEOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
-
-/** Network-level reasons, from the error's own code, its OS errno, or a wrapped cause. */
-function classifyTransport(err: unknown): SignInFailure | undefined {
-  const codes = codesOf(err);
-  if (codes.some((c) => DNS_CODES.has(c))) return 'dns';
-  if (codes.some((c) => CONNECT_CODES.has(c))) return 'connect';
-  if (codes.some((c) => TIMEOUT_CODES.has(c))) return 'timeout';
-  return undefined;
-}
-
-/**
- * nodemailer overwrites `code` with its own category (ESOCKET) but leaves the OS errno,
- * and imapflow keeps the underlying error in `_err`; collect every code on the way down.
- */
-function codesOf(err: unknown, depth = 0): string[] {
-  if (depth > 3 || typeof err !== 'object' || err === null) return [];
-  const e = asLibraryError(err);
-  const codes: string[] = [];
-  if (typeof e.code === 'string') codes.push(e.code);
-  if (typeof e.errno === 'string') codes.push(e.errno);
-  if (typeof e.errno === 'number' && e.errno < 0) {
-    try {
-      codes.push(getSystemErrorName(e.errno));
-    } catch {
-      // not a system error number
-    }
-  }
-  return [...codes, ...codesOf(e.cause, depth + 1), ...codesOf(e._err, depth + 1)];
-}
-
-function asLibraryError(err: unknown): LibraryError {
-  return typeof err === 'object' && err !== null ? (err as LibraryError) : {};
-}
-
-function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
-
-function fail(reason: SignInFailure, detail: string): SignInResult {
-  return { ok: false, reason, detail };
 }
