@@ -148,6 +148,30 @@ describe('routes outside the API', () => {
   });
 });
 
+describe('inputs that must never answer 5xx', () => {
+  it('a malformed percent-escape in a path, and ids far longer than any id, get a 404 or 422 with a sentence', async () => {
+    const api = fresh();
+    await api.login();
+    for (const path of ['/v1/campaigns/%E0%A4%A', '/v1/campaigns/%', `/v1/campaigns/${'x'.repeat(3000)}`, `/v1/mailboxes/${'é'.repeat(400)}`]) {
+      const res = await api.request('GET', path.startsWith('/v1/mailboxes') ? '/v1/mailboxes' : path);
+      const patched = path.startsWith('/v1/mailboxes') ? await api.request('PATCH', path, { dailyCap: 5 }) : res;
+      expect(patched.status, path.slice(0, 40)).toBe(404);
+      expect(typeof patched.body.error).toBe('string');
+    }
+    const long = 'c'.repeat(3000);
+    for (const [method, path, body] of [
+      ['POST', '/v1/leads/webhook', { campaignId: long, email: 'a@b.example' }],
+      ['POST', '/v1/leads', { campaignId: long, email: 'a@b.example' }],
+      ['GET', `/v1/leads?campaignId=${long}`, undefined],
+      ['POST', '/v1/mailboxes', { email: 'a@b.example', domainId: long }],
+    ] as const) {
+      const res = await (path === '/v1/leads/webhook' ? fresh() : api).request(method, path, body);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error).toMatch(/at most 200 characters/);
+    }
+  });
+});
+
 describe('logs', () => {
   it('writes one JSON line per request with method, route, status, ms and request id, and never a password or token', async () => {
     const api = fresh();

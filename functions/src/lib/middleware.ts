@@ -41,6 +41,9 @@ interface Internal extends Record<string, unknown> {
   started: number;
 }
 
+/** Path ids (and domain names) longer than this name nothing the engine has. */
+const MAX_PATH_PARAM_BYTES = 512;
+
 /** The signed-in user of each event, set by the bearer check for the handler to read. */
 const signedIn = new WeakMap<Event, { email: string }>();
 
@@ -97,6 +100,11 @@ function engine(): middy.MiddlewareObj<Event, Result, Error, Context, Internal> 
       req.internal.started = Date.now();
       const deps = getDeps();
       const route = findRoute(req.event.routeKey);
+      // Ids are short; a long one names nothing (and the table would refuse it as a key, a fault instead of a 404).
+      for (const [name, value] of Object.entries(req.event.pathParameters ?? {})) {
+        // An unsubscribe token is checked by its signature and answered with the page, whatever its length.
+        if (name !== 'token' && Buffer.byteLength(value ?? '') > MAX_PATH_PARAM_BYTES) throw new NotFoundError(`There is no ${name} that long: ids are at most ${MAX_PATH_PARAM_BYTES} bytes.`);
+      }
       if (deps.config.rateLimits) {
         const bucket = route?.rate ?? 'global';
         await hit(deps, bucket, req.event.requestContext.http.sourceIp, rateLimits[bucket]);

@@ -119,6 +119,15 @@ export interface HttpAdapter {
   drain(timeoutMs?: number): Promise<void>;
 }
 
+/** A path segment as API Gateway passes it: percent-decoded, or as it came when its escapes are malformed (never a throw). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /**
  * Serves the manifest's routes over node:http by building API Gateway HTTP API
  * (payload 2.0) events and calling the same handlers Lambda runs.
@@ -139,7 +148,7 @@ export function createHttpAdapter(load: (fn: FunctionName) => Promise<LambdaHand
         const hit = m.regex.exec(url.pathname);
         if (!hit) continue;
         route = m.route;
-        pathParameters = Object.fromEntries(m.params.map((p, i) => [p, decodeURIComponent(hit[i + 1]!)]));
+        pathParameters = Object.fromEntries(m.params.map((p, i) => [p, decodeSegment(hit[i + 1]!)]));
         break;
       }
       const body = await readBody(req);

@@ -40,7 +40,7 @@ const UnsubscribeUrlTemplate = z
   );
 
 const MailboxIds = z
-  .array(z.string({ error: 'must be mailbox ids' }).min(1), { error: 'must be an array of mailbox ids' })
+  .array(z.string({ error: 'must be mailbox ids' }).min(1).max(200, { error: 'must be mailbox ids' }), { error: 'must be an array of mailbox ids' })
   .max(100, { error: 'may hold at most 100 mailboxes' })
   .transform((ids) => [...new Set(ids)]);
 

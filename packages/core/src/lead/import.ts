@@ -8,7 +8,7 @@ import { planIngested, store } from './index.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 
 const ImportInput = z.object({
-  campaignId: z.string({ error: 'is required' }).min(1, { error: 'is required' }),
+  campaignId: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(200, { error: 'must be at most 200 characters' }),
   file: z.instanceof(Buffer, { error: 'is required: attach the CSV as the field file' }),
 });
 

@@ -195,7 +195,7 @@ export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknow
 
 /** GET /v1/leads's query. */
 export const ListQuery = z.strictObject({
-  campaignId: z.string().min(1).optional(),
+  campaignId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
   limit: z.coerce.number({ error: 'must be a number' }).int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
   cursor: z.string().optional(),
 });

@@ -15,7 +15,8 @@ const CustomValue = z.union([
 ]);
 
 export const LeadInput = z.strictObject({
-  campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }),
+  // Ids are short: a long one would only ever be refused by the table, as a fault instead of a sentence.
+  campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }).max(200, { error: 'must be at most 200 characters' }),
   // A leading = + - @ would be changed by the CSV-injection guardrail; an address is refused rather than altered.
   email: Email.refine((e) => !/^[=+\-@]/.test(e), { error: 'must not start with =, +, - or @' }),
   firstName: Name,

@@ -28,7 +28,7 @@ export const SenderName = z
 
 export const CreateMailbox = z.strictObject({
   email: Email,
-  domainId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }),
+  domainId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }).max(200, { error: 'must be at most 200 characters' }),
   provider: MailboxProvider.default('SMTP_CUSTOM'),
   dailyCap: DailyCap.default(DEFAULT_DAILY_CAP),
   smtpHost: Host.optional(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** POST /v1/domains/{id}/placement-sample: what the samples say (docs/placement.md). */
 export const StartSample = z
   .strictObject({
-    campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'cannot be blank' }).optional(),
+    campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }).optional(),
     subject: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(998).optional(),
     body: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(100_000).optional(),
   })
