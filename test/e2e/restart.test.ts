@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,10 @@ describe('a persistent DATA_DIR', { timeout: 120_000 }, () => {
     expect(added.out).toContain('Created the engine user first@outbound.test');
     expect(added.code).toBe(0);
 
+    // A data directory others could enter is closed to them at start (it holds the master key).
+    await chmod(dataDir, 0o755);
     engine = await startTestEngine({ dataDir, tableName: 'outbound', admin: undefined });
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     const api = new Api(engine.url);
     const token = await api.login(FIRST);
     expect((await api.request('PUT', '/v1/ai-keys/openai', { apiKey: AI_KEY })).status).toBe(204);

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -128,5 +129,15 @@ describe('local KMS through the real SDK and KmsKeyProvider', () => {
     const dataDir = await tempDir();
     await writeFile(join(dataDir, 'kms-master.key'), Buffer.alloc(7), { mode: 0o600 });
     await expect(startLocalKms({ dataDir })).rejects.toThrow(/holds 7 bytes, not 32/);
+  });
+
+  it('refuses to start with a master key other users can read, and makes a new data directory for its user only', async () => {
+    const dataDir = await tempDir();
+    await writeFile(join(dataDir, 'kms-master.key'), randomBytes(32), { mode: 0o644 });
+    await chmod(join(dataDir, 'kms-master.key'), 0o644);
+    await expect(startLocalKms({ dataDir })).rejects.toThrow(/can be read by other users .*mode 644.*chmod 600/);
+    const fresh = join(await tempDir(), 'new-data');
+    await start(fresh);
+    expect((await stat(fresh)).mode & 0o777).toBe(0o700);
   });
 });

@@ -1,5 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
@@ -79,7 +79,11 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
   };
 
   try {
-    if (!inMemory) await mkdir(dataDir, { recursive: true });
+    if (!inMemory) {
+      // The data directory holds the table and the master key: only this user may enter it.
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      await chmod(dataDir, 0o700);
+    }
     let dynamo: DynamoLocal | undefined;
     if (!opts.dynamoEndpoint) {
       dynamo = await startDynamoLocal(inMemory ? 'memory' : join(dataDir, 'dynamodb'));

@@ -6,7 +6,7 @@
  * additional data so a wrong context fails exactly as on AWS.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -33,13 +33,18 @@ class KmsError extends Error {
  */
 async function loadMasterKey(dataDir: string): Promise<Buffer> {
   if (dataDir === 'memory') return randomBytes(MASTER_KEY_BYTES);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, MASTER_KEY_FILE);
   try {
     // 'wx' fails if the file exists, so a concurrent start never overwrites a key.
     await writeFile(path, randomBytes(MASTER_KEY_BYTES), { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  // The key opens every stored secret: a copy other users can read is a leak waiting to happen, so the start stops.
+  const { mode } = await stat(path);
+  if (mode & 0o077) {
+    throw new Error(`Local KMS: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`);
   }
   const key = await readFile(path);
   if (key.length !== MASTER_KEY_BYTES) {
