@@ -96,6 +96,35 @@ describe('lockout (5 failures, 15 minutes)', () => {
   });
 });
 
+describe('lockout under concurrent guesses, and password resets', () => {
+  it('checks at most five passwords however many guesses race, and the right one is locked out with the rest', async () => {
+    const email = 'raced@outbound.test';
+    await upsert(engine.deps, { email, password: 'the right password' });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => fresh().request('POST', '/v1/auth/login', { email, password: `guess ${i}` })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LOCKOUT.failures);
+    expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
+    expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'the right password' })).status).toBe(429);
+  });
+
+  it('a password reset lifts the lockout and ends every token issued before it', async () => {
+    const email = 'reset@outbound.test';
+    await upsert(engine.deps, { email, password: 'the first password' });
+    const before = fresh();
+    await before.login({ email, password: 'the first password' });
+    expect((await before.request('GET', '/v1/campaigns')).status).toBe(200);
+    for (let i = 0; i < LOCKOUT.failures; i++) await fresh().request('POST', '/v1/auth/login', { email, password: 'wrong' });
+    expect((await fresh().request('POST', '/v1/auth/login', { email, password: 'the first password' })).status).toBe(429);
+
+    engine.wallClock.advance(2000);
+    await upsert(engine.deps, { email, password: 'the second password' });
+    expect((await before.request('GET', '/v1/campaigns')).status).toBe(401);
+    const after = fresh();
+    await after.login({ email, password: 'the second password' });
+    expect((await after.request('GET', '/v1/campaigns')).status).toBe(200);
+  });
+});
+
 describe('bearer check on protected routes', () => {
   it('answers 401 with { error } when the token is missing, malformed, tampered or expired', async () => {
     const api = fresh();

@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { RetryLaterError, UnauthorizedError } from '../errors.ts';
+import { ConditionFailedError, RetryLaterError, UnauthorizedError } from '../errors.ts';
 import { signingKey } from '../settings/index.ts';
 import { loginGuardKey, userKey } from '../user/keys.ts';
 import { decoyHash, verifyPassword } from '../user/password.ts';
@@ -29,10 +29,11 @@ const badCredentials = () => new UnauthorizedError('The email or password is not
  */
 export const login = verb(LoginInput, async (deps: AuthDeps, { email, password }) => {
   const now = deps.wallClock.now();
-  const guard = await deps.store.get(loginGuardKey(email));
-  const lockedUntil = Number(guard?.lockedUntil ?? 0);
-  if (lockedUntil > now) {
-    throw new RetryLaterError('LOCKED', 'Too many failed sign-ins: this account is locked for a while. Try again later.', lockedUntil - now);
+  // The attempt is counted before the password is checked, in one conditional write: concurrent
+  // guesses each take a place in the count, so no more than LOCKOUT.failures are ever checked.
+  const attempt = await countAttempt(deps, email, now);
+  if (attempt.locked) {
+    throw new RetryLaterError('LOCKED', 'Too many failed sign-ins: this account is locked for a while. Try again later.', attempt.retryAfterMs);
   }
 
   const user = await deps.store.get(userKey(email));
@@ -41,16 +42,14 @@ export const login = verb(LoginInput, async (deps: AuthDeps, { email, password }
     : (await verifyPassword(password, await decoyHash()), false);
 
   if (!ok) {
-    // ADD is atomic, so concurrent failures are all counted; the one that
-    // reaches the limit sets the lock and starts the count again.
-    const after = await deps.store.update(loginGuardKey(email), { add: { failures: 1 } });
-    if (Number(after.failures) >= LOCKOUT.failures) {
-      await deps.store.update(loginGuardKey(email), { set: { lockedUntil: now + LOCKOUT.ms, failures: 0 } });
+    // The failure that reaches the limit locks the account and starts the count again.
+    if (attempt.count >= LOCKOUT.failures) {
+      await deps.store.update(loginGuardKey(email), { set: { lockedUntil: now + LOCKOUT.ms, attempts: 0, expiresAt: expiry(now + LOCKOUT.ms) } });
     }
     throw badCredentials();
   }
 
-  if (guard) await deps.store.delete(loginGuardKey(email));
+  await deps.store.delete(loginGuardKey(email));
   const token = await new SignJWT({})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(email)
@@ -60,6 +59,33 @@ export const login = verb(LoginInput, async (deps: AuthDeps, { email, password }
     .sign(await signingKey(deps));
   return { token };
 });
+
+/** A failed streak is forgotten a day after its last attempt (the table's TTL removes the item). */
+const STREAK_TTL_MS = 24 * 3_600_000;
+const expiry = (ms: number) => Math.ceil((ms + STREAK_TTL_MS) / 1000);
+
+/**
+ * Takes a place in the address's streak of attempts (atomic ADD), unless the
+ * account is locked. The lock is kept by address whether or not the account
+ * exists, so neither the 401 nor the 429 tells an attacker which are real.
+ */
+async function countAttempt(deps: AuthDeps, email: string, now: number): Promise<{ locked: false; count: number } | { locked: true; retryAfterMs: number }> {
+  try {
+    const after = await deps.store.update(loginGuardKey(email), {
+      add: { attempts: 1 },
+      set: { expiresAt: expiry(now) },
+      if: { or: [{ attr: 'lockedUntil', exists: false }, { attr: 'lockedUntil', op: '<=', value: now }] },
+    });
+    const count = Number(after.attempts);
+    // Places beyond the limit were taken by guesses racing the one that locks: they are refused unchecked.
+    if (count > LOCKOUT.failures) return { locked: true, retryAfterMs: LOCKOUT.ms };
+    return { locked: false, count };
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+    const guard = await deps.store.get(loginGuardKey(email));
+    return { locked: true, retryAfterMs: Math.max(1000, Number(guard?.lockedUntil ?? now) - now) };
+  }
+}
 
 /** The signed-in user a bearer token names; UnauthorizedError for anything missing, malformed, expired or tampered. */
 export async function authenticate(deps: AuthDeps, authorization: string | undefined): Promise<{ email: string }> {
@@ -72,6 +98,10 @@ export async function authenticate(deps: AuthDeps, authorization: string | undef
       currentDate: new Date(deps.wallClock.now()),
     });
     if (!payload.sub) throw new Error('token without subject');
+    // The user must still exist, and the token must not be older than its last password reset.
+    const user = await deps.store.get(userKey(payload.sub));
+    if (!user) throw new Error('token of a user that no longer exists');
+    if (user.passwordChangedAt !== undefined && Number(payload.iat ?? 0) < Number(user.passwordChangedAt)) throw new Error('token from before a password reset');
     return { email: payload.sub };
   } catch (err) {
     throw new UnauthorizedError('The bearer token is not valid or has expired: sign in again.');

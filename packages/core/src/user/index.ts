@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { Email, verb } from '../validate.ts';
-import { userKey } from './keys.ts';
+import { loginGuardKey, userKey } from './keys.ts';
 import { hashPassword } from './password.ts';
 
 export const UserInput = z.object({
@@ -15,7 +15,8 @@ export type UserInput = z.infer<typeof UserInput>;
  * ADMIN_EMAIL bootstrap and `npm run user -- add` both land here).
  */
 export const upsert = verb(UserInput, async (deps: Pick<Deps, 'store' | 'wallClock'>, input) => {
-  const now = new Date(deps.wallClock.now()).toISOString();
+  const nowMs = deps.wallClock.now();
+  const now = new Date(nowMs).toISOString();
   const existing = await deps.store.get(userKey(input.email));
   await deps.store.put({
     ...userKey(input.email),
@@ -23,6 +24,10 @@ export const upsert = verb(UserInput, async (deps: Pick<Deps, 'store' | 'wallClo
     passwordHash: await hashPassword(input.password),
     createdAt: (existing?.createdAt as string | undefined) ?? now,
     updatedAt: now,
+    // A reset ends every token issued before it (auth.authenticate compares their issue time).
+    ...(existing ? { passwordChangedAt: Math.floor(nowMs / 1000) } : {}),
   });
+  // A reset also lifts a lockout: whoever locked it out no longer holds the password that matters.
+  if (existing) await deps.store.delete(loginGuardKey(input.email));
   return { email: input.email, created: !existing };
 });
