@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
-import { inboundKey, inboxStateKey, leadInboundIndex, replyIndexes } from './keys.ts';
+import { inboundKey, leadInboundIndex, replyIndexes } from './keys.ts';
 
 /**
  * What an inbound message turned out to be (docs/inbound.md):
@@ -74,4 +74,3 @@ export const InboxState = z.object({
 export type InboxState = z.infer<typeof InboxState>;
 
 export const inboxStateFromItem = (mailboxId: string, item: Item | undefined): InboxState => InboxState.parse({ mailboxId, ...item });
-export const inboxStateKeyOf = (s: Pick<InboxState, 'mailboxId'>) => inboxStateKey(s.mailboxId);

@@ -90,9 +90,7 @@ export async function authorize(deps: D, providerParam: string, query: unknown):
 }
 
 /** Why a callback was refused, in a sentence for the page the browser shows. */
-export class CallbackRefusedError extends ValidationError {}
-
-const refused = (sentence: string) => new CallbackRefusedError(sentence);
+const refused = (sentence: string) => new ValidationError(sentence);
 
 /**
  * The provider's redirect back. Everything is checked before anything
