@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../deps.ts';
 import type { KeyProvider } from '../ports/key-provider.ts';
-import type { Item, Key, Store } from '../ports/store.ts';
+import { MemoryStore } from '../testing/memory-store.ts';
 import { leadIdFromToken, unsubscribeToken, unsubscribeUrl } from './unsubscribe.ts';
 
-/** Only what installSecret touches: get and put. A fresh one is a fresh installation. */
+/** A fresh store is a fresh installation. */
 function fakeDeps(publicBaseUrl = 'https://out.example.com') {
-  const items = new Map<string, Item>();
-  const id = (k: Key) => `${k.pk}\u0000${k.sk}`;
-  const store = {
-    get: async (k: Key) => items.get(id(k)),
-    put: async (item: Item) => void items.set(id(item), item),
-  } as unknown as Store;
+  const store = new MemoryStore();
   // sealSecret and openSecret zero the key they are handed, so hand out copies.
   const dataKey = new Uint8Array(32).fill(7);
   const keys: KeyProvider = {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { ConditionFailedError } from '../errors.ts';
+import { ConditionFailedError, EngineError } from '../errors.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
-import { settingKey } from './keys.ts';
+import { installRecordKey, settingKey } from './keys.ts';
 
 export type InstallSecretName = 'JWT_SECRET' | 'SUPPRESSION_SALT' | 'UNSUBSCRIBE_KEY';
 
@@ -28,15 +28,42 @@ export function installSecret(deps: Pick<Deps, 'store' | 'keys'>, name: InstallS
 
 export const signingKey = (deps: Pick<Deps, 'store' | 'keys'>) => installSecret(deps, 'JWT_SECRET');
 
+/**
+ * Secrets whose loss must stop the engine: suppression and erase hashes and
+ * unsubscribe links were made with them. A lost signing secret is only
+ * made again (every token ends, people sign in again).
+ */
+const KEPT: ReadonlySet<InstallSecretName> = new Set(['SUPPRESSION_SALT', 'UNSUBSCRIBE_KEY']);
+
+/** An installation secret the table once held is missing: making a new one would silently break what the old one keyed. */
+export class InstallSecretLostError extends EngineError {
+  constructor(name: InstallSecretName) {
+    super(
+      'UNAVAILABLE',
+      `The installation's ${name} is missing from the table (a partial restore?). Restore the SETTING item ${name}: ` +
+        'the engine will not make a new one, because every suppression, erase and unsubscribe link made with the old one would stop matching.',
+    );
+  }
+}
+
 async function loadOrCreate({ store, keys }: Pick<Deps, 'store' | 'keys'>, name: InstallSecretName): Promise<Uint8Array> {
   const key = settingKey(name);
   const context = { purpose: 'install-secret', name };
   const open = async (item: Record<string, unknown>) => Buffer.from(await openSecret(keys, String(item.sealed), context), 'base64');
   const existing = await store.get(key);
-  if (existing) return open(existing);
+  if (existing) {
+    // Installations older than the record get it now, so a later loss is recognised.
+    await store.update(installRecordKey, { set: { [name]: true } });
+    return open(existing);
+  }
+  if (KEPT.has(name) && (await store.get(installRecordKey))?.[name]) throw new InstallSecretLostError(name);
   const fresh = randomBytes(32);
   try {
-    await store.put({ ...key, sealed: await sealSecret(keys, fresh.toString('base64'), context) }, { if: { itemExists: false } });
+    // The secret and its line in the record, together.
+    await store.transact([
+      { put: { ...key, sealed: await sealSecret(keys, fresh.toString('base64'), context) }, if: { itemExists: false } },
+      { update: installRecordKey, change: { set: { [name]: true } } },
+    ]);
     return fresh;
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
