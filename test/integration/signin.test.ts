@@ -227,6 +227,17 @@ describe('verifySmtp to a server it must treat as public', () => {
     expect(starttls.logins).toEqual([]);
   });
 
+  it('checks the certificate of a name that resolves to a private address, and only relaxes it for loopback and IP literals', async () => {
+    // 127.0.0.1 plays a private, non-loopback address (10.x, 192.168.x): credentials may go in clear there,
+    // but a name still has a certificate to match, and this one is self-signed.
+    const asPrivateName = await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => false }));
+    expect(asPrivateName).toMatchObject({ ok: false, reason: 'other' });
+    expect(starttls.logins).toEqual([]);
+    // The same name resolving to loopback, and the private IP literal itself, are accepted.
+    expect(await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => true }))).toEqual({ ok: true });
+    expect(await verifySmtp(publicLogin(starttls, { isPrivate: () => true }))).toEqual({ ok: true });
+  });
+
   it('the same servers accept the sign-in when the address is private (the control)', async () => {
     expect(await verifySmtp(publicLogin(plaintext, { isPrivate: () => true }))).toEqual({ ok: true });
     expect(await verifySmtp(publicLogin(starttls, { isPrivate: () => true }))).toEqual({ ok: true });

@@ -8,7 +8,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendFailure, SendResult } from '@outbound/core/ports/mailer';
-import { isPrivateOrLoopback } from './transport.ts';
+import { isLoopback, isPrivateOrLoopback, type Target } from './transport.ts';
 
 export interface SmtpMailerOptions {
   /**
@@ -101,7 +101,6 @@ interface Pool {
   watch: TransactionWatch;
 }
 
-type Target = { ip: string; servername: string | undefined; trusted: boolean };
 
 function createPool(transport: MailboxTransport, target: Target, key: string, timeoutMs: number): Pool {
   const watch = new TransactionWatch();
@@ -119,7 +118,7 @@ function createPool(transport: MailboxTransport, target: Target, key: string, ti
     // STARTTLS whenever offered (nodemailer's default); mandatory where credentials must not
     // travel in clear, i.e. anywhere but loopback and private networks.
     requireTLS: !secure && !target.trusted,
-    tls: { rejectUnauthorized: !target.trusted, servername: target.servername },
+    tls: { rejectUnauthorized: target.verifyCert, servername: target.servername },
     auth:
       transport.auth.type === 'password'
         ? { user: transport.user, pass: transport.auth.pass }
@@ -188,7 +187,7 @@ async function locate(
   resolver: ((host: string) => Promise<string>) | undefined,
   timeoutMs: number,
 ): Promise<Target | SmtpFailure> {
-  if (isIP(host)) return { ip: host, servername: undefined, trusted: isPrivateOrLoopback(host) };
+  if (isIP(host)) return { ip: host, servername: undefined, trusted: isPrivateOrLoopback(host), verifyCert: !isPrivateOrLoopback(host) };
   let timer: NodeJS.Timeout | undefined;
   try {
     const expired = new Promise<never>((_, reject) => {
@@ -197,7 +196,7 @@ async function locate(
     const resolving = resolver ? resolver(host) : lookup(host).then((a) => a.address);
     const ip = await Promise.race([resolving, expired]);
     if (!isIP(ip)) return { kind: 'connection', detail: `resolver returned ${JSON.stringify(ip)} for ${host}, not an IP address` };
-    return { ip, servername: host, trusted: isPrivateOrLoopback(ip) };
+    return { ip, servername: host, trusted: isPrivateOrLoopback(ip), verifyCert: !isLoopback(ip) };
   } catch (err) {
     return { kind: 'connection', detail: `cannot resolve ${host}: ${messageOf(err)}` };
   } finally {

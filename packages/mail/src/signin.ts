@@ -38,7 +38,7 @@ export async function verifySmtp(login: ServerLogin): Promise<SignInResult> {
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
       dnsTimeout: timeoutMs,
-      tls: { rejectUnauthorized: !target.trusted },
+      tls: { rejectUnauthorized: target.verifyCert },
       logger: false,
       getSocket: (_options, callback) => {
         socket = new Socket();

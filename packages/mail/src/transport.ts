@@ -29,6 +29,8 @@ export interface ServerLogin extends PortLogin {
    * a public host without sending traffic off the machine; production never sets it.
    */
   isPrivate?: (ip: string) => boolean;
+  /** Test seam: whether a resolved address is loopback (a name's certificate is verified unless it is). Default isLoopback. */
+  isLoopback?: (ip: string) => boolean;
 }
 
 const PRIVATE_RANGES = new BlockList();
@@ -55,7 +57,21 @@ export function isPrivateOrLoopback(ipOrHost: string): boolean {
   return false;
 }
 
-export type Target = { ip: string; servername: string | undefined; trusted: boolean };
+/**
+ * Where to connect, and the two trust decisions, which differ:
+ * - `trusted`: credentials may go in clear (loopback and private addresses);
+ * - `verifyCert`: the server's certificate is checked. Always for a name (a
+ *   name on a private network still has a certificate to match) unless it
+ *   resolves to loopback; never for a private or loopback IP literal, which
+ *   has no name to match a certificate against.
+ */
+export type Target = { ip: string; servername: string | undefined; trusted: boolean; verifyCert: boolean };
+
+/** Loopback addresses (127/8, ::1, and IPv4 mapped into IPv6), and the name `localhost`. */
+export function isLoopback(ipOrHost: string): boolean {
+  const value = ipOrHost.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/^::ffff:/, '');
+  return value === '::1' || value === 'localhost' || value.endsWith('.localhost') || (isIP(value) === 4 && value.startsWith('127.'));
+}
 
 /**
  * Resolves the host once, here, so that the address judged private is the address
@@ -81,7 +97,7 @@ export function imapClient(login: ServerLogin, target: Target, secure: boolean, 
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
-    tls: { rejectUnauthorized: !target.trusted },
+    tls: { rejectUnauthorized: target.verifyCert },
   });
   // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
   client.on('error', () => {});
@@ -91,7 +107,7 @@ export function imapClient(login: ServerLogin, target: Target, secure: boolean, 
 /** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
 export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
   const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
-  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host) };
+  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host), verifyCert: !isPrivate(login.host) };
   let ip: string;
   try {
     ip = login.resolver ? await login.resolver(login.host) : (await lookup(login.host)).address;
@@ -99,7 +115,10 @@ export async function locate(login: ServerLogin): Promise<Target | SignInResult>
     return { ok: false, reason: 'dns', detail: messageOf(err) };
   }
   if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
-  return { ip, servername: login.host, trusted: isPrivate(ip) };
+  const trusted = isPrivate(ip);
+  // A test that plays a public or private server on 127.0.0.1 (isPrivate) means it for loopback too, unless it says otherwise.
+  const loopback = login.isLoopback ? login.isLoopback(ip) : trusted && isLoopback(ip);
+  return { ip, servername: login.host, trusted, verifyCert: !loopback };
 }
 
 interface LibraryError {
