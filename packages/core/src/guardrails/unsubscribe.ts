@@ -13,6 +13,7 @@ import type { Item } from '../ports/store.ts';
 import { seedKey } from '../seed/keys.ts';
 import { installSecret } from '../settings/index.ts';
 import * as suppression from '../suppression/index.ts';
+import { deletedLeadKey } from '../lead/keys.ts';
 
 type D = Pick<Deps, 'store' | 'keys'>;
 
@@ -80,8 +81,12 @@ export async function unsubscribeUrl(
  */
 export const seedSubject = (seedId: string) => `seed:${seedId}`;
 
-/** Whom a valid token names: a lead, or a seed inbox. Undefined for a bad token or one whose lead or seed is gone. */
-export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item; seed?: Item } | undefined> {
+/**
+ * Whom a valid token names: a lead, a deleted lead (only its address's hash is
+ * left), or a seed inbox. Undefined for a bad token, or one whose lead was
+ * never stored or whose seed is gone.
+ */
+export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item; seed?: Item; addressHash?: string } | undefined> {
   const subject = await leadIdFromToken(deps, token);
   if (subject === undefined) return undefined;
   if (subject.startsWith('seed:')) {
@@ -92,8 +97,9 @@ export async function recipientOfToken(deps: D, token: string): Promise<{ email:
     const lead = await leads.get(deps, subject);
     return { email: String(lead.email), lead };
   } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
+    if (!(err instanceof NotFoundError)) throw err;
+    const gone = await deps.store.get(deletedLeadKey(subject));
+    return gone ? { email: '', addressHash: String(gone.addressHash) } : undefined;
   }
 }
 
@@ -109,7 +115,12 @@ export async function unsubscribe(
 ): Promise<{ ok: true; email: string } | { ok: false }> {
   const recipient = await recipientOfToken(deps, token);
   if (!recipient) return { ok: false };
-  const { email, lead, seed } = recipient;
+  const { email, lead, seed, addressHash } = recipient;
+  // A deleted lead: its address is suppressed by the hash that stayed (the row, and its other campaigns' rows by address, are gone or stopped at send time).
+  if (addressHash) {
+    await suppression.suppressHash(deps, addressHash, 'unsubscribe');
+    return { ok: true, email };
+  }
   if (seed) {
     // A seed is the customer's own inbox, not a lead: the click stops its samples (shown on the seed, undone by
     // adding it again) instead of putting the customer's address on the permanent suppression list.

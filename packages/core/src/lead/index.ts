@@ -9,7 +9,7 @@ import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, leadIndexes, leadKey, leadsOfCampaign, leadUniqueKey } from './keys.ts';
+import { allLeads, allLeadsCounterKey, deletedLeadKey, leadIndexes, leadKey, leadsOfCampaign, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
@@ -269,8 +269,8 @@ async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<
   }
 }
 
-/** Hard delete of one row; the campaign's counters follow. */
-export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<void> {
+/** Hard delete of one row; the campaign's counters follow. The address's hash stays, so a link already sent can still unsubscribe it. */
+export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, id: string): Promise<void> {
   const lead = await get(deps, id);
   try {
     await deps.store.transact([
@@ -282,6 +282,9 @@ export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<voi
     throw err;
   }
   await countLeads(deps, String(lead.campaignId), [lead], -1);
+  if (!lead.erased) {
+    await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, String(lead.email)), deletedAt: new Date(deps.wallClock.now()).toISOString() });
+  }
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
   for (const item of await queryAll(deps.store, inboundOfLead(id))) await deps.store.delete({ pk: item.pk, sk: item.sk });
 }

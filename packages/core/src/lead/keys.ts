@@ -1,6 +1,11 @@
 import type { IndexQuery, Key } from '../ports/store.ts';
 
 export const leadKey = (id: string): Key => ({ pk: `LEAD#${id}`, sk: 'LEAD' });
+/**
+ * What stays of a hard-deleted lead: the salted hash of its address (as the
+ * suppression list keys it), so an unsubscribe link already sent still works.
+ */
+export const deletedLeadKey = (id: string): Key => ({ pk: `LEAD#${id}`, sk: 'DELETED' });
 export const ALL_LEADS = 'LEADS';
 export const campaignLeads = (campaignId: string) => `CAMPAIGN#${campaignId}#LEADS`;
 export const leadsByEmail = (email: string) => `LEADEMAIL#${email}`;

@@ -24,6 +24,11 @@ export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string,
   });
 }
 
+/** Suppresses by the address's hash, when only the hash is left (a deleted lead's unsubscribe link). */
+export async function suppressHash(deps: Pick<Deps, 'store' | 'wallClock'>, hash: string, reason: SuppressionReason): Promise<void> {
+  await deps.store.put({ ...suppressionKey(hash), reason, createdAt: new Date(deps.wallClock.now()).toISOString() });
+}
+
 export async function isSuppressed(deps: D, email: string): Promise<boolean> {
   return Boolean(await deps.store.get(suppressionKey(await addressHash(deps, email))));
 }

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import * as campaigns from '../campaign/index.ts';
+import { ConflictError } from '../errors.ts';
+import { recipientOfToken, unsubscribe, unsubscribeToken } from '../guardrails/unsubscribe.ts';
+import * as suppression from '../suppression/index.ts';
+import { created, unitDeps } from '../testing/unit-deps.ts';
+import * as leads from './index.ts';
+
+describe('a hard-deleted lead', () => {
+  it('can still unsubscribe from a link it was sent: the address is suppressed by the hash that stays, and cannot come back', async () => {
+    const deps = unitDeps();
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'gone@client.com' });
+    const token = await unsubscribeToken(deps, lead.id);
+    await leads.remove(deps, lead.id);
+    // Nothing personal is left: only the salted hash the suppression list uses.
+    expect(JSON.stringify(await deps.store.query({ pk: `LEAD#${lead.id}` }))).not.toContain('gone@client.com');
+    expect(await recipientOfToken(deps, token)).toBeDefined();
+    expect(await unsubscribe(deps, token)).toEqual({ ok: true, email: '' });
+    expect(await suppression.isSuppressed(deps, 'gone@client.com')).toBe(true);
+    await expect(leads.create(deps, { campaignId: c.id, email: 'gone@client.com' })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('without an unsubscribe, may be added again (a delete is not a suppression)', async () => {
+    const deps = unitDeps();
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'back@client.com' });
+    await leads.remove(deps, lead.id);
+    expect(await leads.create(deps, { campaignId: c.id, email: 'back@client.com' })).toMatchObject({ email: 'back@client.com' });
+  });
+});
