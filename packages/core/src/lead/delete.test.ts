@@ -5,6 +5,11 @@ import { recipientOfToken, unsubscribe, unsubscribeToken } from '../guardrails/u
 import * as suppression from '../suppression/index.ts';
 import { created, unitDeps } from '../testing/unit-deps.ts';
 import * as leads from './index.ts';
+import * as domains from '../domain/index.ts';
+import * as mailboxes from '../mailbox/index.ts';
+import { getJob } from '../sending/jobs.ts';
+import { jobId, jobKey } from '../sending/keys.ts';
+import { sendJob } from '../sending/sender.ts';
 
 describe('a hard-deleted lead', () => {
   it('can still unsubscribe from a link it was sent: the address is suppressed by the hash that stays, and cannot come back', async () => {
@@ -19,6 +24,21 @@ describe('a hard-deleted lead', () => {
     expect(await unsubscribe(deps, token)).toEqual({ ok: true, email: '' });
     expect(await suppression.isSuppressed(deps, 'gone@client.com')).toBe(true);
     await expect(leads.create(deps, { campaignId: c.id, email: 'gone@client.com' })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('ends its queued emails and forgets their rendered subjects', async () => {
+    const deps = unitDeps();
+    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}} at {{company}}', template: 'Hi.', mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'Bump.' }] });
+    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'sent@client.com', firstName: 'Sam', company: 'Secretco' });
+    await campaigns.launch(deps, c.id);
+    await deps.store.update(jobKey(jobId(lead.id, 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    expect(await sendJob(deps, jobId(lead.id, 0))).toBe('sent');
+    expect(JSON.stringify(await getJob(deps, jobId(lead.id, 0)))).toContain('Secretco');
+    await leads.remove(deps, lead.id);
+    expect(JSON.stringify(await getJob(deps, jobId(lead.id, 0)))).not.toContain('Secretco');
+    expect(await getJob(deps, jobId(lead.id, 1))).toMatchObject({ state: 'CANCELLED', reason: 'lead deleted' });
   });
 
   it('without an unsubscribe, may be added again (a delete is not a suppression)', async () => {

@@ -12,6 +12,7 @@ import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, leadIndexes, leadKey, leadsOfCampaign, leadUniqueKey } from './keys.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
+import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
@@ -252,14 +253,18 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     ]);
     await Promise.all(presentFields(lead).map((f) => deps.store.update(fieldCountKey(String(lead.campaignId), f), { add: { count: -1 } })));
     await eraseInbound(deps, String(lead.id));
-    // Sent subjects carry the lead's fields too.
-    for (let step = 0; step <= 3; step++) {
-      const key = jobKey(jobId(String(lead.id), step));
-      if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject'] });
-    }
+    await forgetSubjects(deps, String(lead.id));
     erased++;
   }
   return { erased };
+}
+
+/** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
+async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
+  for (let step = 0; step <= 3; step++) {
+    const key = jobKey(jobId(leadId, step));
+    if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject'] });
+  }
 }
 
 /** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
@@ -285,6 +290,9 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   if (!lead.erased) {
     await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, String(lead.email)), deletedAt: new Date(deps.wallClock.now()).toISOString() });
   }
+  // Its queued emails end, and their rendered subjects go with the row.
+  await cancelOpenJobs(deps, id, 'lead deleted');
+  await forgetSubjects(deps, id);
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
   for (const item of await queryAll(deps.store, inboundOfLead(id))) await deps.store.delete({ pk: item.pk, sk: item.sk });
 }
