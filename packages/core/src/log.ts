@@ -44,3 +44,10 @@ export function createLogger(sink: Sink = jsonSink, base: Fields = {}, minLevel:
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * A mail server's reply text with every address taken out: servers quote the
+ * recipient (`550 5.1.1 <ann@client.com>: unknown`), and a log line must not
+ * keep a lead's address after the lead is erased.
+ */
+export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');

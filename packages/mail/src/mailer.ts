@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendFailure, SendResult } from '@outbound/core/ports/mailer';
 import { isLoopback, isPrivateOrLoopback, type Target } from './transport.ts';
+import { withoutAddresses } from '@outbound/core/log';
 
 export interface SmtpMailerOptions {
   /**
@@ -67,7 +68,7 @@ export function smtpMailer(opts: SmtpMailerOptions = {}): Mailer {
         opts.log?.warn('smtp outcome unknown: the connection broke after the message was handed over', {
           mailboxId: transport.mailboxId,
           messageId: email.messageId,
-          detail: failure.detail,
+          detail: withoutAddresses(failure.detail),
         });
       }
       return { ok: false, ...failure };

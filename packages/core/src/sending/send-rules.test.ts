@@ -105,6 +105,18 @@ describe('the one send path, in memory', () => {
     expect(sentToday.items.reduce((n, d) => n + Number(d.count), 0)).toBe(0);
   });
 
+  it('logs a server refusal without the address it quotes', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['quoted@client.com']);
+    const id = jobId(ids[0]!, 0);
+    deps.mailer.answer({ ok: false, kind: 'permanent', code: 550, detail: '550 5.1.1 <quoted@client.com>: Recipient address rejected: User unknown' });
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('bounced');
+    const line = deps.logs.find((l) => l.msg === 'send failed')!;
+    expect(line.detail).toBe('550 5.1.1 <<address>>: Recipient address rejected: User unknown');
+    expect(JSON.stringify(deps.logs)).not.toContain('quoted@client.com');
+  });
+
   it('refuses at send time an address suppressed while its email was queued, and ends the lead', async () => {
     const deps = unitDeps();
     const { ids } = await launched(deps, ['gone@client.com']);

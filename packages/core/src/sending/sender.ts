@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, GuardrailError, TransactionFailedError } from '../errors.ts';
+import { withoutAddresses } from '../log.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
 import * as breaker from '../guardrails/breaker.ts';
@@ -171,7 +172,7 @@ async function recordFailure(
   const now = deps.clock.now();
   const { held: job, result } = f;
   const lastError = `${result.kind}${result.code ? ` ${result.code}` : ''}`;
-  deps.log.warn('send failed', { jobId: job.id, mailboxId: f.mailbox.id, kind: result.kind, code: result.code, detail: result.detail });
+  deps.log.warn('send failed', { jobId: job.id, mailboxId: f.mailbox.id, kind: result.kind, code: result.code, detail: withoutAddresses(result.detail) });
   switch (result.kind) {
     case 'permanent':
       await f.plan.recordBounce(job, f.mailbox, lastError);
