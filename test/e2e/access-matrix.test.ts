@@ -1,7 +1,7 @@
 /**
  * Who can reach which route, as a matrix: every protected route of the
- * manifest, with every kind of bad token, answers 401; the public routes are
- * exactly the documented list.
+ * manifest, with every kind of bad token, answers 401 (which routes are
+ * public is held to docs/api.md by functions/src/manifest.test.ts).
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,22 +38,6 @@ async function badTokens(): Promise<Record<string, string | undefined>> {
 }
 
 describe('the access matrix', () => {
-  it('the public routes are exactly the documented ones', () => {
-    expect(allRoutes().filter((r) => r.public).map((r) => r.key).sort()).toEqual(
-      [
-        'POST /v1/auth/login',
-        'GET /v1/oauth/{provider}/authorize',
-        'GET /v1/oauth/{provider}/callback',
-        'POST /v1/leads/webhook',
-        'GET /public/domain-check',
-        'GET /unsubscribe/{token}',
-        'POST /unsubscribe/{token}',
-        'PUT /v1/instance-settings',
-        'GET /v1/openapi.json',
-      ].sort(),
-    );
-  });
-
   it('every protected route answers 401 { error } to every bad token, and nothing changes', { timeout: 60_000 }, async () => {
     const tokens = await badTokens();
     const protectedRoutes = allRoutes().filter((r) => !r.public);
