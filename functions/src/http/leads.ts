@@ -1,5 +1,5 @@
 import * as leads from '@outbound/core/lead/index';
-import { importCsv } from '@outbound/core/lead/import';
+import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import';
 import { httpHandler } from '../lib/middleware.ts';
 import { parseMultipart } from '../lib/multipart.ts';
 
@@ -15,6 +15,8 @@ export const handler = httpHandler({
     const form = parseMultipart(event);
     return { status: 200, body: await importCsv(deps, { campaignId: form.fields.campaignId, file: form.files.file?.data }) };
   },
+  'POST /v1/leads/imports': async ({ deps, body }) => ({ status: 201, body: await requestUpload(deps, body ?? {}) }),
+  'GET /v1/leads/imports/{importId}': async ({ deps, params }) => ({ status: 200, body: await getImport(deps, params.importId!) }),
   'POST /v1/leads/{id}/suppress': async ({ deps, params }) => ({ status: 200, body: await leads.suppress(deps, params.id!) }),
   'DELETE /v1/leads/erase': async ({ deps, body }) => ({ status: 200, body: await leads.erase(deps, body ?? {}) }),
   'DELETE /v1/leads/{id}': async ({ deps, params }) => {

@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3Blobs } from '@outbound/aws/s3-blobs';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
@@ -12,6 +14,7 @@ import type { Deps, EngineConfig } from '@outbound/core/deps';
 import type { KeyProvider } from '@outbound/core/ports/key-provider';
 import type { SendQueue } from '@outbound/core/ports/queue';
 import type { Store } from '@outbound/core/ports/store';
+import type { Blobs } from '@outbound/core/ports/blobs';
 import { aiWriter } from '@outbound/mail/ai';
 import { signInChecker } from '@outbound/mail/checker';
 import { hostResolver } from '@outbound/mail/dns';
@@ -26,6 +29,7 @@ export interface Platform {
   store: Store;
   keys: KeyProvider;
   queue: SendQueue;
+  blobs: Blobs;
   clock: Clock;
   wallClock: Clock;
   log: Logger;
@@ -46,6 +50,7 @@ export function buildDeps(p: Platform): Deps {
     store: p.store,
     keys: p.keys,
     queue: p.queue,
+    blobs: p.blobs,
     clock: p.clock,
     wallClock: p.wallClock,
     log: p.log,
@@ -80,6 +85,7 @@ const LambdaEnv = z.object({
   TABLE_NAME: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
   KMS_KEY_ID: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
   QUEUE_URL_SEND: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
+  UPLOADS_BUCKET: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
 });
 
 /** Configuration is read once, here, and validated by the same schema as the local runtime's; core never reads process.env. */
@@ -94,6 +100,7 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
     keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
     queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_SEND }),
+    blobs: new S3Blobs(new S3Client({}), parsed.data.UPLOADS_BUCKET),
     clock: systemClock,
     wallClock: systemClock,
     log: createLogger(),

@@ -1,6 +1,7 @@
 import type { Clock } from './ports/clock.ts';
 import type { KeyProvider } from './ports/key-provider.ts';
 import type { Store } from './ports/store.ts';
+import type { Blobs } from './ports/blobs.ts';
 import type { Logger } from './log.ts';
 import type { SignInChecker } from './ports/mail.ts';
 import type { Mailer } from './ports/mailer.ts';
@@ -22,6 +23,8 @@ export interface EngineConfig {
   timeScale: number;
   /** The OAuth apps set up (GOOGLE_CLIENT_ID and the like); a provider missing here cannot connect mailboxes. */
   oauth?: Partial<Record<OAuthProviderName, OAuthApp>>;
+  /** How long POST /v1/leads/import stores rows before answering RUNNING: 18 s; tests shorten it. */
+  importAnswerWithinMs?: number;
 }
 
 /** Everything a core verb may touch, handed in by functions/src/lib/deps.ts or a test. */
@@ -43,6 +46,8 @@ export interface Deps {
   oauth: OAuthClient;
   /** Every DNS lookup of the domain check, through DNS_SERVERS when set. */
   dns: DnsResolver;
+  /** Uploaded files (CSV imports) until their work is done. */
+  blobs: Blobs;
   /** Uniform in [0, 1): jitter and spintax. Tests pass a seeded one. */
   random: () => number;
 }

@@ -1,4 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import { localCredentials } from './net.ts';
 import { startSqsLocal } from './sqs-local.ts';
 import { startQueueConsumer } from './queue-consumer.ts';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
+import { localBlobs } from './local-blobs.ts';
 
 const waitUntil = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 20));
@@ -29,6 +31,8 @@ export interface EngineOptions {
   /** A folder, or 'memory' to keep nothing. */
   dataDir?: string;
   tableName?: string;
+  /** How long a CSV import stores rows before answering RUNNING (18 s); tests shorten it. */
+  importAnswerWithinMs?: number;
   /** Use a DynamoDB Local that is already running (tests share one) instead of starting one. */
   dynamoEndpoint?: string;
   admin?: { email: string; password: string };
@@ -57,6 +61,8 @@ export interface Engine {
   url: string;
   deps: Deps;
   log: Logger;
+  /** The SDK clients the adapters use, so a bench can count requests with a middleware. */
+  clients: { dynamo: DynamoDBClient; kms: KMSClient };
   /** Requests being answered right now. */
   inFlight(): number;
   stop(): Promise<void>;
@@ -67,6 +73,12 @@ export interface Engine {
  * the local KMS server, fauxqs), the table, the engine user, the HTTP
  * adapter serving the Lambda handlers, and the schedules on timers.
  */
+/** What a handler reads of Lambda's context: the time it has left. */
+function lambdaLikeContext(budgetMs: number) {
+  const end = Date.now() + budgetMs;
+  return { getRemainingTimeInMillis: () => Math.max(0, end - Date.now()) };
+}
+
 export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
   const host = opts.host ?? '127.0.0.1';
   const dataDir = opts.dataDir === 'memory' ? 'memory' : resolve(opts.dataDir || '.data');
@@ -104,7 +116,12 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
 
     const wallClock = opts.wallClock ?? systemClock;
     const timeScale = opts.timeScale ?? 1;
+    // Stored CSVs start the import worker, as S3's event does on AWS; set once the engine serves (see below).
+    let onStored: (key: string) => void = () => {};
+    let url = '';
+    const blobs = localBlobs({ dir: inMemory ? 'memory' : join(dataDir, 'uploads'), baseUrl: () => url, onStored: (key) => onStored(key) });
     const deps: Deps = buildDeps({
+      blobs,
       store: new DynamoStore(dynamoClient, tableName),
       keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
       queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
@@ -117,6 +134,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
         dnsServers: opts.dnsServers,
         timeScale,
         oauth: opts.oauth ?? {},
+        importAnswerWithinMs: opts.importAnswerWithinMs,
       },
       openaiBaseUrl: opts.openaiBaseUrl,
       anthropicBaseUrl: opts.anthropicBaseUrl,
@@ -142,15 +160,23 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       }
       return h;
     };
-    const http = createHttpAdapter(load);
+    const http = createHttpAdapter(load, (req, res) => blobs.serveUpload(req, res));
     await new Promise<void>((ok, fail) => {
       http.server.once('error', fail);
       http.server.listen(opts.port ?? 3000, host, () => ok());
     });
     const port = (http.server.address() as AddressInfo).port;
-    const url = `http://${host}:${port}`;
+    url = `http://${host}:${port}`;
     if (opts.publicBaseUrl === undefined) deps.config.publicBaseUrl = `http://localhost:${port}`;
     cleanups.push(() => http.drain());
+
+    // A stored file starts the import worker with the event S3 sends on AWS; it runs beside the request that stored it.
+    const workerFn = Object.entries(functions).find(([, f]) => (f as { onStored?: string }).onStored === 'uploads')![0] as FunctionName;
+    onStored = (key) => {
+      void load(workerFn)
+        .then((h) => (h as unknown as (e: unknown, c: unknown) => Promise<unknown>)({ Records: [{ s3: { object: { key: encodeURIComponent(key) } } }] }, lambdaLikeContext(900_000)))
+        .catch((err) => log.error('import worker failed', { key, err }));
+    };
 
     // The sender drains the queue as Lambda's event source would; the schedules run on timers.
     if (opts.sending !== false) {
@@ -178,6 +204,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       });
       // Start-up recovery: the local queue kept nothing, so every job the table says is queued is queued again.
       scheduled.find((s) => s.name === 'dispatch')?.tick({ requeueAll: true });
+      // Imports a killed engine was storing go on once its hold ends (15 s at most).
+      scheduled.find((s) => s.name === 'imports')?.tick({ waitForHolds: true });
       // Timers stop first (no new work), then in-flight ticks finish.
       cleanups.push(async () => {
         scheduled.forEach((s) => clearInterval(s.timer));
@@ -191,7 +219,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       cleanups.unshift(async () => rm(info, { force: true }));
     }
 
-    return { url, deps, log, inFlight: http.inFlight, stop: stopAll };
+    return { url, deps, log, clients: { dynamo: dynamoClient, kms: kmsClient }, inFlight: http.inFlight, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -132,7 +132,11 @@ function decodeSegment(segment: string): string {
  * Serves the manifest's routes over node:http by building API Gateway HTTP API
  * (payload 2.0) events and calling the same handlers Lambda runs.
  */
-export function createHttpAdapter(load: (fn: FunctionName) => Promise<LambdaHandler>): HttpAdapter {
+export function createHttpAdapter(
+  load: (fn: FunctionName) => Promise<LambdaHandler>,
+  /** Answers requests that are not the API's (the local stand-in for S3's signed uploads); true when it did. */
+  beside?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+): HttpAdapter {
   const matchers = buildMatchers();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -140,6 +144,7 @@ export function createHttpAdapter(load: (fn: FunctionName) => Promise<LambdaHand
   const server = createServer(async (req, res) => {
     inFlight++;
     try {
+      if (beside && (await beside(req, res))) return;
       const url = new URL(req.url ?? '/', 'http://local');
       let route: ResolvedRoute | undefined;
       let pathParameters: Record<string, string> = {};

@@ -7,6 +7,9 @@ export const MAX_CSV_ROWS = 50_000;
 /** Bytes per file: 10 MB (docs/leads-import.md: 10,485,760 bytes). */
 export const MAX_CSV_BYTES = 10_485_760;
 
+/** Columns that go to customFields, per file (a lead holds at most 50 custom fields). */
+export const MAX_CUSTOM_COLUMNS = 50;
+
 export type CsvLeadFields = {
   email?: string;
   firstName?: string;
@@ -64,6 +67,11 @@ function planColumns(header: readonly string[]): Column[] {
     return field ? { field } : { custom: name };
   });
   if (!columns.some((c) => c && 'field' in c && c.field === 'email')) throw noEmailColumn();
+  // A lead holds at most 50 custom fields, and the import counts each field's presence for the whole file at once.
+  const custom = new Set(columns.flatMap((c) => (c && 'custom' in c ? [c.custom] : [])));
+  if (custom.size > MAX_CUSTOM_COLUMNS) {
+    throw new ValidationError(`The CSV has ${custom.size} custom columns (besides email, first name, last name and company): at most ${MAX_CUSTOM_COLUMNS} are allowed.`);
+  }
   return columns;
 }
 

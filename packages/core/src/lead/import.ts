@@ -1,60 +1,466 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { EngineError, ValidationError } from '../errors.ts';
+import { EngineError, ConditionFailedError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Item, TransactOp } from '../ports/store.ts';
+import { queryAll } from '../collections.ts';
 import { parse } from '../validate.ts';
-import { campaignKey } from '../campaign/keys.ts';
-import { countCsvRows, MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
-import { planIngested, store } from './index.ts';
+import { counter } from '../campaign/keys.ts';
+import { addressHasher } from '../suppression/index.ts';
+import { suppressionKey } from '../suppression/keys.ts';
+import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
+import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
+import { leadIdMaker } from './identity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
+import { batchesOfImport, importBatchKey, importKey, importLockKey, leadKey, runningImportIndex, runningImports } from './keys.ts';
+
+/**
+ * CSV import (docs/leads-import.md). The file is read and every row validated
+ * before anything is stored, so a file over the limits (413) or malformed
+ * (422) leaves nothing behind. The rows are then stored by a worker in
+ * batches of {@link BATCH}: one batched read tells which are already in the
+ * campaign or suppressed, one batched write stores the rest, and one small
+ * item records what the batch counted. Lead ids are derived from the campaign
+ * and the address, so a batch done twice (a crash, a second worker) writes
+ * the same rows and is counted once; the campaign's counters move once, when
+ * the import completes.
+ */
+
+/** Rows per batch: one BatchGetItem of 100 keys (the rows and their suppression entries), two BatchWriteItem, one count item. */
+const BATCH = 50;
+/** Batches in flight at once. */
+const CONCURRENCY = 8;
+/** A worker holds an import for this long, and renews it while it works; a dead worker's import is taken over after it. */
+const LEASE_MS = 15_000;
+/** POST /v1/leads/import answers by then, whatever the file (API Gateway waits 30 s). */
+export const ANSWER_WITHIN_MS = 18_000;
+/** An upload link lasts this long. */
+const UPLOAD_SECONDS = 900;
+/** A worker that stopped this many times on one import (a fault each time) ends it as FAILED. */
+const MAX_ATTEMPTS = 8;
+/** Batch items outlive the import by a week (the table's TTL removes them). */
+const BATCH_ITEM_TTL_S = 7 * 86_400;
+
+export type ImportStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+const RowError = z.object({ row: z.number(), error: z.string() });
+
+/** The import's stored progress item. */
+const ImportRecord = z.object({
+  importId: z.string(),
+  campaignId: z.string(),
+  status: z.enum(['RUNNING', 'COMPLETED', 'FAILED']),
+  /** UPLOAD: waiting for the file (upload link); STORE: the file is read and its rows are being stored. */
+  stage: z.enum(['UPLOAD', 'STORE']),
+  source: z.string(),
+  received: z.number().default(0),
+  imported: z.number().default(0),
+  duplicates: z.number().default(0),
+  suppressed: z.number().default(0),
+  invalid: z.number().default(0),
+  rowsRead: z.number().default(0),
+  errors: z.array(RowError).default([]),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  error: z.string().optional(),
+  uploadExpiresAt: z.number().optional(),
+  leaseUntil: z.number().default(0),
+  owner: z.string().optional(),
+  attempts: z.number().default(0),
+});
+type ImportRecord = z.infer<typeof ImportRecord>;
+
+const fromItem = (item: Item): ImportRecord => ImportRecord.parse(item);
+
+/** What one batch counted, kept on its item. */
+const BatchCounts = z.object({
+  rows: z.number(),
+  imported: z.number(),
+  duplicates: z.number(),
+  suppressed: z.number(),
+  fields: z.record(z.string(), z.number()),
+});
+type BatchCounts = z.infer<typeof BatchCounts>;
+
+/** The answer of POST /v1/leads/import and GET /v1/leads/imports/{importId}. */
+export function importView(r: ImportRecord) {
+  return {
+    importId: r.importId,
+    campaignId: r.campaignId,
+    status: r.status,
+    received: r.received,
+    imported: r.imported,
+    duplicates: r.duplicates,
+    suppressed: r.suppressed,
+    invalid: r.invalid,
+    errors: r.errors,
+    rowsRead: r.rowsRead,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt ?? null,
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+export type ImportView = ReturnType<typeof importView>;
+
+type ImportDeps = Pick<Deps, 'store' | 'keys' | 'wallClock' | 'clock' | 'log' | 'blobs' | 'config'>;
+
+/** A file read and validated: the counts it settles by itself, and the rows to store. */
+interface Prepared {
+  received: number;
+  invalid: number;
+  errors: { row: number; error: string }[];
+  valid: LeadInput[];
+}
+
+/** Reads every row through the one lead validation; throws 413 or 422 before anything is stored. */
+async function prepare(file: Buffer, campaignId: string): Promise<Prepared> {
+  const out: Prepared = { received: 0, invalid: 0, errors: [], valid: [] };
+  for await (const row of readLeadCsv(file)) {
+    out.received++;
+    try {
+      out.valid.push(validateLead({ ...row.fields, campaignId }));
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      out.invalid++;
+      if (out.errors.length < 100) out.errors.push({ row: row.line, error: err.message });
+    }
+  }
+  return out;
+}
+
+const sourceOf = (importId: string) => `imports/${importId}.csv`;
+/** The import a stored blob belongs to (the blob-stored event names only the key). */
+export const importOfBlob = (key: string): string | undefined => /^imports\/([0-9A-Za-z]{1,64})\.csv$/.exec(key)?.[1];
 
 const ImportInput = z.object({
   campaignId: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(200, { error: 'must be at most 200 characters' }),
   file: z.instanceof(Buffer, { error: 'is required: attach the CSV as the field file' }),
 });
 
-export interface ImportReport {
-  received: number;
-  imported: number;
-  duplicates: number;
-  suppressed: number;
-  invalid: number;
-  errors: { row: number; error: string }[];
+/**
+ * POST /v1/leads/import: the file comes in the request. Answers within
+ * {@link ANSWER_WITHIN_MS}: COMPLETED with the final counts, or RUNNING with
+ * the counts so far while the worker the stored file started goes on.
+ */
+export async function importCsv(deps: ImportDeps, input: unknown): Promise<ImportView> {
+  const started = deps.wallClock.now();
+  const { campaignId, file } = parse(ImportInput, input);
+  await liveCampaign(deps, campaignId);
+  if (file.length > MAX_CSV_BYTES) throw new EngineError('TOO_LARGE', 'The CSV is larger than 10 MB: split it into smaller files.');
+  const prepared = await prepare(file, campaignId);
+  const importId = newId();
+  const owner = newId();
+  const now = deps.wallClock.now();
+  await deps.store.put({
+    ...importKey(importId),
+    ...runningImportIndex(importId),
+    ...ImportRecord.parse({
+      importId,
+      campaignId,
+      status: 'RUNNING',
+      stage: 'STORE',
+      source: sourceOf(importId),
+      received: prepared.received,
+      invalid: prepared.invalid,
+      rowsRead: prepared.invalid,
+      errors: prepared.errors,
+      startedAt: new Date(now).toISOString(),
+      leaseUntil: now + LEASE_MS,
+      owner,
+      attempts: 1,
+    }),
+  });
+  // Kept until the import ends, so a restart can finish it; storing it also starts the worker that takes over if this answer comes first.
+  await deps.blobs.put(sourceOf(importId), file);
+  deps.log.info('lead import started', { importId, campaignId, received: prepared.received, invalid: prepared.invalid });
+  const until = started + (deps.config.importAnswerWithinMs ?? ANSWER_WITHIN_MS);
+  return (await work(deps, importId, owner, { until, prepared, wait: true })) ?? (await getImport(deps, importId));
+}
+
+const UploadInput = z.strictObject({
+  campaignId: ImportInput.shape.campaignId,
+  bytes: z.number({ error: 'must be the size of the file in bytes' }).int({ error: 'must be a whole number of bytes' }).min(1, { error: 'must be at least 1' }),
+});
+
+/**
+ * POST /v1/leads/imports: an import whose file goes straight to storage
+ * through a signed upload link, for files too large for a request body on
+ * AWS (6 MB). The file is read and stored by the same worker once it arrives.
+ */
+export async function requestUpload(deps: ImportDeps, body: unknown) {
+  const { campaignId, bytes } = parse(UploadInput, body);
+  await liveCampaign(deps, campaignId);
+  if (bytes > MAX_CSV_BYTES) throw new EngineError('TOO_LARGE', 'The CSV is larger than 10 MB: split it into smaller files.');
+  const importId = newId();
+  const now = deps.wallClock.now();
+  const expiresAt = now + UPLOAD_SECONDS * 1000;
+  const record = ImportRecord.parse({
+    importId,
+    campaignId,
+    status: 'RUNNING',
+    stage: 'UPLOAD',
+    source: sourceOf(importId),
+    startedAt: new Date(now).toISOString(),
+    uploadExpiresAt: expiresAt,
+  });
+  const ticket = await deps.blobs.uploadTicket(record.source, { bytes, contentType: 'text/csv', expiresInSeconds: UPLOAD_SECONDS });
+  await deps.store.put({ ...importKey(importId), ...runningImportIndex(importId), ...record });
+  return { ...importView(record), upload: { ...ticket, expiresAt: new Date(expiresAt).toISOString() } };
+}
+
+/** GET /v1/leads/imports/{importId}. */
+export async function getImport(deps: Pick<Deps, 'store'>, importId: string): Promise<ImportView> {
+  const item = importId.length <= 64 ? await deps.store.get(importKey(importId)) : undefined;
+  if (!item) throw new NotFoundError(`There is no import ${importId}.`);
+  return importView(fromItem(item));
 }
 
 /**
- * POST /v1/leads/import, synchronous (docs/leads-import.md). The file is measured
- * and counted before anything is stored, so a file over the limits (413)
- * leaves nothing behind; every row then goes through the same validation as
- * the other ingest paths, CSV-injection guardrail included.
+ * The worker: takes the import (waiting for another worker's hold to end, up
+ * to `until`), then stores its remaining batches until done or `until`.
+ * Started by the stored file (S3's event on AWS, the local blob store's
+ * callback locally) and by the schedule that resumes imports after a restart.
  */
-export async function importCsv(deps: Pick<Deps, 'store' | 'keys' | 'wallClock' | 'clock' | 'log'>, input: unknown): Promise<ImportReport> {
-  const { campaignId, file } = parse(ImportInput, input);
-  const campaign = await deps.store.get(campaignKey(campaignId));
-  if (!campaign) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
-  if (campaign.status === 'ARCHIVED') throw new ValidationError(`campaignId: the campaign ${campaignId} is archived.`);
-  if (file.length > MAX_CSV_BYTES) throw new EngineError('TOO_LARGE', 'The CSV is larger than 10 MB: split it into smaller files.');
-  await countCsvRows(file);
-
-  const report: ImportReport = { received: 0, imported: 0, duplicates: 0, suppressed: 0, invalid: 0, errors: [] };
-  const valid: LeadInput[] = [];
-  for await (const row of readLeadCsv(file)) {
-    report.received++;
+export async function runImport(deps: ImportDeps, importId: string, opts: { until: number; wait?: boolean }): Promise<ImportView | undefined> {
+  const owner = newId();
+  for (;;) {
+    const item = await deps.store.get(importKey(importId));
+    if (!item) return undefined;
+    const r = fromItem(item);
+    if (r.status !== 'RUNNING') return importView(r);
+    const now = deps.wallClock.now();
+    if (r.stage === 'UPLOAD' && r.uploadExpiresAt !== undefined && now > r.uploadExpiresAt && !(await deps.blobs.get(r.source))) {
+      return await fail(deps, r, undefined, 'The file was not uploaded before its upload link expired.');
+    }
+    if (r.leaseUntil > now) {
+      // Another worker holds it: wait for its hold to end (a request's worker hands over after 18 s), or leave it to that worker.
+      if (!opts.wait || now + 250 >= opts.until) return importView(r);
+      await sleep(Math.min(250, r.leaseUntil - now));
+      continue;
+    }
+    if (r.attempts >= MAX_ATTEMPTS) return await fail(deps, r, undefined, `The import stopped ${r.attempts} times before it could finish; the last ${r.rowsRead} rows read are stored and counted.`);
     try {
-      valid.push(validateLead({ ...row.fields, campaignId }));
+      await deps.store.update(importKey(importId), {
+        set: { owner, leaseUntil: now + LEASE_MS },
+        add: { attempts: 1 },
+        if: { and: [{ attr: 'status', op: '=', value: 'RUNNING' }, { attr: 'leaseUntil', op: '=', value: r.leaseUntil }] },
+      });
     } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      report.invalid++;
-      if (report.errors.length < 100) report.errors.push({ row: row.line, error: err.message });
+      if (err instanceof ConditionFailedError) continue;
+      throw err;
+    }
+    return work(deps, importId, owner, opts);
+  }
+}
+
+/**
+ * Takes the campaign's import lock for this import (renewed with its
+ * progress). Another import holding it: wait for it when `wait`, up to `until`.
+ */
+async function lockCampaign(deps: ImportDeps, r: ImportRecord, opts: { until: number; wait?: boolean }): Promise<boolean> {
+  for (;;) {
+    const now = deps.wallClock.now();
+    try {
+      await deps.store.put(
+        { ...importLockKey(r.campaignId), importId: r.importId, leaseUntil: now + LEASE_MS },
+        { if: { or: [{ itemExists: false }, { attr: 'importId', op: '=', value: r.importId }, { attr: 'leaseUntil', op: '<', value: now }] } },
+      );
+      return true;
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
+    if (!opts.wait || now + 500 >= opts.until) return false;
+    await sleep(500);
+  }
+}
+
+/** Every import still running: after a restart, each is taken over once its last worker's hold ends. */
+export async function resumeImports(deps: ImportDeps, opts: { until: number; wait?: boolean }): Promise<number> {
+  let resumed = 0;
+  for (const item of await queryAll(deps.store, runningImports())) {
+    if (deps.wallClock.now() >= opts.until) break;
+    const view = await runImport(deps, String(item.importId), opts);
+    if (view && view.status !== 'RUNNING') resumed++;
+  }
+  return resumed;
+}
+
+/** Stores what is left of an import this worker holds; releases it at `until` (RUNNING) or ends it. */
+async function work(deps: ImportDeps, importId: string, owner: string, opts: { until: number; prepared?: Prepared; wait?: boolean }): Promise<ImportView | undefined> {
+  const held = { if: { and: [{ attr: 'owner', op: '=' as const, value: owner }, { attr: 'status', op: '=' as const, value: 'RUNNING' }] } };
+  let r = fromItem((await deps.store.get(importKey(importId)))!);
+  if (!(await lockCampaign(deps, r, opts))) {
+    // Another import into this campaign is storing rows: this one waits its turn (the worker or the schedule takes it up).
+    await deps.store.update(importKey(importId), { set: { leaseUntil: 0 }, ...held }).catch((err) => {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    });
+    return importView(r);
+  }
+  let prepared = opts.prepared;
+  if (!prepared) {
+    const file = await deps.blobs.get(r.source);
+    if (!file) return await fail(deps, r, owner, 'The uploaded file is gone, so the import cannot go on: import the file again (rows already stored count as duplicates).');
+    try {
+      prepared = await prepare(file, r.campaignId);
+    } catch (err) {
+      if (!(err instanceof ValidationError) && !(err instanceof EngineError && err.code === 'TOO_LARGE')) throw err;
+      // Nothing is stored from a file the rules refuse.
+      return await fail(deps, r, owner, err.message);
+    }
+    if (r.stage === 'UPLOAD') {
+      const counts = { stage: 'STORE', received: prepared.received, invalid: prepared.invalid, rowsRead: prepared.invalid, errors: prepared.errors };
+      await deps.store.update(importKey(importId), { set: counts, ...held });
+      r = { ...r, ...counts, stage: 'STORE' };
     }
   }
-  deps.log.info('lead import parsed', { campaignId, received: report.received, valid: valid.length });
-  const { outcomes, created } = await store(deps, campaignId, valid);
-  await planIngested(deps, campaignId, created);
-  for (const o of outcomes) {
-    if (o === 'created') report.imported++;
-    else if (o === 'duplicate') report.duplicates++;
-    else report.suppressed++;
+
+  const idOf = await leadIdMaker(deps);
+  const hashOf = await addressHasher(deps);
+  const valid = prepared.valid;
+  // The first row of each address: a later row with it is a duplicate within the file, whichever batch it falls in.
+  const first = new Map<string, number>();
+  valid.forEach((lead, i) => {
+    if (!first.has(lead.email)) first.set(lead.email, i);
+  });
+  const batchCount = Math.ceil(valid.length / BATCH);
+  const done = new Map<number, BatchCounts>();
+  for (const b of await queryAll(deps.store, batchesOfImport(importId))) done.set(Number(String(b.sk).slice('BATCH#'.length)), BatchCounts.parse(b));
+
+  const totals = () => {
+    const t = { rowsRead: r.invalid, imported: 0, duplicates: 0, suppressed: 0, fields: {} as Record<string, number> };
+    for (const c of done.values()) {
+      t.rowsRead += c.rows;
+      t.imported += c.imported;
+      t.duplicates += c.duplicates;
+      t.suppressed += c.suppressed;
+      for (const [f, n] of Object.entries(c.fields)) t.fields[f] = (t.fields[f] ?? 0) + n;
+    }
+    return t;
+  };
+
+  let lost = false;
+  let lastProgress = deps.wallClock.now();
+  /** Counts so far, and a longer hold; a worker that lost its hold stops. */
+  const progress = async (leaseUntil: number) => {
+    const { fields: _fields, ...t } = totals();
+    try {
+      await deps.store.update(importKey(importId), { set: { ...t, leaseUntil }, ...held });
+      await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil }, { if: { attr: 'importId', op: '=', value: importId } });
+    } catch (err) {
+      if (err instanceof ConditionFailedError) lost = true;
+      else throw err;
+    }
+  };
+
+  const storeBatch = async (k: number): Promise<BatchCounts> => {
+    const rows = valid.slice(k * BATCH, (k + 1) * BATCH);
+    const ids = rows.map((l) => idOf(r.campaignId, l.email));
+    const hashes = rows.map((l) => hashOf(l.email));
+    const found = new Map(
+      (await deps.store.batchGet([...ids.map(leadKey), ...hashes.map(suppressionKey)])).map((i) => [i.pk, i] as const),
+    );
+    const counts: BatchCounts = { rows: rows.length, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
+    const now = new Date(deps.wallClock.now()).toISOString();
+    const writes: Item[] = [];
+    rows.forEach((lead, i) => {
+      if (found.has(suppressionKey(hashes[i]!).pk)) return void counts.suppressed++;
+      if (first.get(lead.email)! < k * BATCH + i) return void counts.duplicates++;
+      const existing = found.get(leadKey(ids[i]!).pk);
+      // A row this import stored on an earlier try counts as imported, and is left as it is now.
+      if (existing && existing.importId !== importId) return void counts.duplicates++;
+      if (!existing) writes.push(leadItem(lead, ids[i]!, now, { importId }));
+      counts.imported++;
+      for (const f of presentFields(lead)) counts.fields[f] = (counts.fields[f] ?? 0) + 1;
+    });
+    await deps.store.batchPut(writes);
+    const key = importBatchKey(importId, k);
+    try {
+      await deps.store.put({ ...key, ...counts, expiresAt: Math.floor(deps.wallClock.now() / 1000) + BATCH_ITEM_TTL_S }, { if: { itemExists: false } });
+      return counts;
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      // Another worker finished this batch first: its count stands.
+      return BatchCounts.parse(await deps.store.get(key));
+    }
+  };
+
+  let next = 0;
+  let yielded = false;
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, batchCount) }, async () => {
+      for (;;) {
+        while (next < batchCount && done.has(next)) next++;
+        if (next >= batchCount || lost) return;
+        const now = deps.wallClock.now();
+        if (now >= opts.until) return void (yielded = true);
+        const k = next++;
+        done.set(k, await storeBatch(k));
+        if (deps.wallClock.now() - lastProgress >= 1000) {
+          lastProgress = deps.wallClock.now();
+          await progress(lastProgress + LEASE_MS);
+        }
+      }
+    }),
+  );
+  if (lost) return undefined;
+  if (yielded) {
+    // Handed back: the worker waiting on this hold (the stored file's, or the schedule's) goes on at once.
+    await progress(0);
+    deps.log.info('lead import continues in the background', { importId, ...totals(), fields: undefined });
+    return lost ? undefined : importView({ ...r, ...totals(), leaseUntil: 0 });
   }
-  deps.log.info('lead import stored', { campaignId, ...report, errors: report.errors.length });
-  return report;
+  return complete(deps, r, owner, totals());
 }
+
+/** The end: final counts, and the campaign's counters moved once, in one transaction with the status change. */
+async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: { rowsRead: number; imported: number; duplicates: number; suppressed: number; fields: Record<string, number> }) {
+  const finishedAt = new Date(deps.wallClock.now()).toISOString();
+  const { fields, ...counts } = t;
+  const end = {
+    update: importKey(r.importId),
+    change: {
+      set: { ...counts, status: 'COMPLETED', finishedAt, leaseUntil: 0 },
+      remove: ['gsi3pk', 'gsi3sk'],
+      if: { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] },
+    },
+  } satisfies TransactOp;
+  const unlock = { delete: importLockKey(r.campaignId), if: { attr: 'importId', op: '=', value: r.importId } } satisfies TransactOp;
+  const counters = counterChanges(r.campaignId, t.imported, { [counter.status('NEW')]: t.imported }, fields);
+  try {
+    await deps.store.transact([end, unlock, ...counters]);
+  } catch (err) {
+    if (!(err instanceof TransactionFailedError) || err.failed.includes(0)) {
+      if (err instanceof TransactionFailedError) return undefined;
+      throw err;
+    }
+    // The lock was already taken over (this worker was paused past its hold): the counts still move once, with the status.
+    await deps.store.transact([end, ...counters]);
+  }
+  if (t.imported) await planIngested(deps, r.campaignId, t.imported);
+  await deps.blobs.delete(r.source);
+  const done = { ...r, ...counts, status: 'COMPLETED' as const, finishedAt };
+  deps.log.info('lead import completed', { importId: r.importId, campaignId: r.campaignId, received: r.received, ...counts, invalid: r.invalid });
+  return importView(done);
+}
+
+async function fail(deps: ImportDeps, r: ImportRecord, owner: string | undefined, error: string): Promise<ImportView | undefined> {
+  const finishedAt = new Date(deps.wallClock.now()).toISOString();
+  try {
+    await deps.store.update(importKey(r.importId), {
+      set: { status: 'FAILED', error, finishedAt, leaseUntil: 0 },
+      remove: ['gsi3pk', 'gsi3sk'],
+      if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] } : { attr: 'status', op: '=', value: 'RUNNING' },
+    });
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return undefined;
+    throw err;
+  }
+  await deps.store.delete(importLockKey(r.campaignId), { if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  });
+  await deps.blobs.delete(r.source);
+  deps.log.warn('lead import failed', { importId: r.importId, campaignId: r.campaignId, error });
+  return importView({ ...r, status: 'FAILED', error, finishedAt });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

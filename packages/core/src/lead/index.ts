@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
-import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { ConditionFailedError, ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, deletedLeadKey, leadIndexes, leadKey, leadsOfCampaign, leadUniqueKey } from './keys.ts';
+import { allLeads, allLeadsCounterKey, deletedLeadKey, leadIndexes, leadKey, leadsOfCampaign } from './keys.ts';
+import { leadIdMaker } from './identity.ts';
+import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
@@ -28,23 +29,23 @@ export const toLead = (item: Item) => ({
 });
 
 /** The fields whose presence the campaign counts, for the launch check's placeholder warnings. */
-function presentFields(lead: LeadInput | Item): string[] {
+export function presentFields(lead: LeadInput | Item): string[] {
   const names = (['firstName', 'lastName', 'company'] as const).filter((k) => lead[k]);
   return [...names, ...Object.keys((lead.customFields as object | undefined) ?? {})];
 }
 
-async function liveCampaign(deps: Pick<Deps, 'store'>, campaignId: string): Promise<Item> {
+export async function liveCampaign(deps: Pick<Deps, 'store'>, campaignId: string): Promise<Item> {
   const campaign = await deps.store.get(campaignKey(campaignId));
   if (!campaign) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
   if (campaign.status === 'ARCHIVED') throw new ValidationError(`campaignId: the campaign ${campaignId} is archived.`);
   return campaign;
 }
 
-function leadItem(input: LeadInput, now: string): Item {
-  const id = newId();
+/** A lead row as stored; `id` comes from {@link leadIdMaker}. */
+export function leadItem(input: LeadInput, id: string, now: string, extra: Record<string, unknown> = {}): Item {
   return {
     ...leadKey(id),
-    ...leadIndexes(id, input.campaignId, input.email),
+    ...leadIndexes(id, newId(), input.campaignId, input.email),
     id,
     campaignId: input.campaignId,
     email: input.email,
@@ -55,120 +56,71 @@ function leadItem(input: LeadInput, now: string): Item {
     status: 'NEW',
     createdAt: now,
     updatedAt: now,
+    ...extra,
   };
-}
-
-/** Each lead's uniqueness item and row, all or nothing: conditional puts only, so batches never contend. */
-function batchOps(campaignId: string, items: Item[]): TransactOp[] {
-  return items.flatMap((item): TransactOp[] => [
-    { put: { ...leadUniqueKey(campaignId, String(item.email)), leadId: item.id }, if: { itemExists: false } },
-    { put: item, if: { itemExists: false } },
-  ]);
 }
 
 /**
  * The counters a set of stored leads moves: the campaign's counts, the
- * install-wide total and the per-field presence counts. Atomic ADDs after the
- * rows are written (a crash between the two can leave a count short by one
- * batch; nothing is stored twice).
+ * install-wide total and the per-field presence counts, as atomic ADDs.
  */
 export async function countLeads(deps: Pick<Deps, 'store'>, campaignId: string, items: Item[], sign: 1 | -1): Promise<void> {
   if (!items.length) return;
   const byStatus: Record<string, number> = {};
   const fields: Record<string, number> = {};
   for (const item of items) {
-    byStatus[counter.status(String(item.status ?? 'NEW'))] = (byStatus[counter.status(String(item.status ?? 'NEW'))] ?? 0) + sign;
+    const status = counter.status(String(item.status ?? 'NEW'));
+    byStatus[status] = (byStatus[status] ?? 0) + sign;
     for (const f of presentFields(item)) fields[f] = (fields[f] ?? 0) + sign;
   }
-  await Promise.all([
-    deps.store.update(campaignKey(campaignId), { add: { [counter.leads]: sign * items.length, ...byStatus } }),
-    deps.store.update(allLeadsCounterKey, { add: { count: sign * items.length } }),
-    ...Object.entries(fields).map(([f, n]) => deps.store.update(fieldCountKey(campaignId, f), { add: { count: n } })),
-  ]);
+  await Promise.all(counterChanges(campaignId, sign * items.length, byStatus, fields).map((op) => deps.store.update(op.update, op.change)));
 }
 
-/** Batches under DynamoDB's transaction limits: 100 operations (50 leads) and 4 MB (3.5 MB here, for headroom). */
-function batched<T extends { item: Item }>(pending: T[]): T[][] {
-  const batches: T[][] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const p of pending) {
-    const size = Buffer.byteLength(JSON.stringify(p.item)) + 200;
-    if (current.length === 50 || (current.length && bytes + size > 3_500_000)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(p);
-    bytes += size;
-  }
-  if (current.length) batches.push(current);
-  return batches;
+/** The counter updates for `leads` more leads (negative: fewer), as transaction operations. */
+export function counterChanges(campaignId: string, leads: number, byStatus: Record<string, number>, fields: Record<string, number>): Extract<TransactOp, { update: unknown }>[] {
+  if (!leads) return [];
+  return [
+    { update: campaignKey(campaignId), change: { add: { [counter.leads]: leads, ...byStatus } } },
+    { update: allLeadsCounterKey, change: { add: { count: leads } } },
+    ...Object.entries(fields)
+      .filter(([, n]) => n)
+      .map(([f, n]) => ({ update: fieldCountKey(campaignId, f), change: { add: { count: n } } })),
+  ];
 }
 
 export type IngestOutcome = 'created' | 'duplicate' | 'suppressed';
 
 /**
- * Stores validated leads of one campaign. Suppressed addresses and
- * duplicates (same address in the campaign, case-insensitive) are skipped
- * and reported, never stored. Uniqueness is a conditional write, so two
- * concurrent ingests of one address store it once.
+ * Stores one validated lead (POST /v1/leads, the webhook). A suppressed
+ * address or one already in the campaign (case-insensitive) is skipped and
+ * reported, never stored. The row's key is derived from the campaign and the
+ * address, so its conditional put is the uniqueness rule, against a
+ * concurrent create or import of the same address too.
  */
-export async function store(deps: D, campaignId: string, leads: LeadInput[]): Promise<{ outcomes: IngestOutcome[]; created: Item[] }> {
-  const outcomes: IngestOutcome[] = new Array(leads.length).fill('created');
-  const suppressed = await suppression.suppressedAmong(deps, leads.map((l) => l.email));
-  const seen = new Set<string>();
-  const pending: { index: number; item: Item }[] = [];
-  const now = new Date(deps.wallClock.now()).toISOString();
-  leads.forEach((lead, index) => {
-    if (suppressed.has(lead.email)) outcomes[index] = 'suppressed';
-    else if (seen.has(lead.email)) outcomes[index] = 'duplicate';
-    else {
-      seen.add(lead.email);
-      pending.push({ index, item: leadItem(lead, now) });
-    }
-  });
-
-  const created: Item[] = [];
-  const writeBatch = async (batch: typeof pending): Promise<void> => {
-    while (batch.length) {
-      try {
-        await deps.store.transact(batchOps(campaignId, batch.map((b) => b.item)));
-        created.push(...batch.map((b) => b.item));
-        await countLeads(deps, campaignId, batch.map((b) => b.item), 1);
-        // Progress on long work: a line per 5,000 leads stored.
-        if (pending.length >= 5000 && Math.floor(created.length / 5000) > Math.floor((created.length - batch.length) / 5000)) {
-          deps.log?.info('leads stored', { campaignId, stored: created.length, of: pending.length });
-        }
-        return;
-      } catch (err) {
-        if (!(err instanceof TransactionFailedError)) throw err;
-        // The conditions that failed are duplicates: the same address already in the campaign.
-        const failedLeads = new Set(err.failed.map((i) => Math.floor(i / 2)));
-        for (const i of failedLeads) outcomes[batch[i]!.index] = 'duplicate';
-        batch = batch.filter((_, i) => !failedLeads.has(i));
-      }
-    }
-  };
-  const batches = batched(pending);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(8, batches.length) }, async () => {
-      while (next < batches.length) await writeBatch(batches[next++]!);
-    }),
-  );
-  return { outcomes, created };
+export async function store(deps: D, lead: LeadInput): Promise<{ outcome: IngestOutcome; created?: Item }> {
+  if (await suppression.isSuppressed(deps, lead.email)) return { outcome: 'suppressed' };
+  const id = (await leadIdMaker(deps))(lead.campaignId, lead.email);
+  const item = leadItem(lead, id, new Date(deps.wallClock.now()).toISOString());
+  try {
+    await deps.store.put(item, { if: { itemExists: false } });
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return { outcome: 'duplicate' };
+    throw err;
+  }
+  await countLeads(deps, lead.campaignId, [item], 1);
+  return { outcome: 'created', created: item };
 }
 
 /**
  * Leads added to a running campaign join its plan: a few at once, a large
- * import through the dispatcher, a chunk a tick.
+ * import (given as a count) through the dispatcher, a chunk a tick.
  */
-export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string, created: Item[]): Promise<void> {
-  if (!created.length) return;
+export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string, created: Item[] | number): Promise<void> {
+  const count = typeof created === 'number' ? created : created.length;
+  if (!count) return;
   const campaign = await deps.store.get(campaignKey(campaignId));
   if (campaign?.status !== 'ACTIVE') return;
-  if (created.length <= 20) {
+  if (typeof created !== 'number' && count <= 20) {
     for (const lead of created) await planNewLead(deps, campaign, lead);
   } else {
     await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, gsi3pk: PLANNING, gsi3sk: campaignId } });
@@ -179,19 +131,19 @@ export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaign
 export async function create(deps: D & Pick<Deps, 'clock'>, input: unknown) {
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
-  const { outcomes, created } = await store(deps, lead.campaignId, [lead]);
-  await planIngested(deps, lead.campaignId, created);
-  if (outcomes[0] === 'suppressed') throw new ConflictError(`${lead.email} is on the suppression list and will not be added.`);
-  if (outcomes[0] === 'duplicate') throw new ConflictError(`${lead.email} is already a lead of this campaign.`);
-  return toLead(created[0]!);
+  const { outcome, created } = await store(deps, lead);
+  if (outcome === 'suppressed') throw new ConflictError(`${lead.email} is on the suppression list and will not be added.`);
+  if (outcome === 'duplicate' || !created) throw new ConflictError(`${lead.email} is already a lead of this campaign.`);
+  await planIngested(deps, lead.campaignId, [created]);
+  return toLead(created);
 }
 
 /** POST /v1/leads/webhook: the same validation; a suppressed or duplicate lead is skipped silently. */
 export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknown): Promise<void> {
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
-  const { created } = await store(deps, lead.campaignId, [lead]);
-  await planIngested(deps, lead.campaignId, created);
+  const { created } = await store(deps, lead);
+  if (created) await planIngested(deps, lead.campaignId, [created]);
 }
 
 /** GET /v1/leads's query. */
@@ -241,16 +193,11 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
   let erased = 0;
   for (const lead of await rowsOf(deps, email)) {
     await transition(deps, lead, 'SUPPRESSED');
-    await deps.store.transact([
-      {
-        update: leadKey(String(lead.id)),
-        change: {
-          set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
-          remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
-        },
-      },
-      { delete: leadUniqueKey(String(lead.campaignId), email) },
-    ]);
+    // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
+    await deps.store.update(leadKey(String(lead.id)), {
+      set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
+      remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
+    });
     await Promise.all(presentFields(lead).map((f) => deps.store.update(fieldCountKey(String(lead.campaignId), f), { add: { count: -1 } })));
     await eraseInbound(deps, String(lead.id));
     await forgetSubjects(deps, String(lead.id));
@@ -278,20 +225,26 @@ async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<
 export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, id: string): Promise<void> {
   const lead = await get(deps, id);
   try {
-    await deps.store.transact([
-      { delete: leadKey(id), if: { attr: 'status', op: '=', value: lead.status } },
-      ...(lead.erased ? [] : [{ delete: leadUniqueKey(String(lead.campaignId), String(lead.email)) }]),
-    ]);
+    await deps.store.delete(leadKey(id), { if: { attr: 'status', op: '=', value: lead.status } });
   } catch (err) {
-    if (err instanceof TransactionFailedError) throw new ConflictError('The lead changed while it was being deleted: try again.');
+    if (err instanceof ConditionFailedError) throw new ConflictError('The lead changed while it was being deleted: try again.');
     throw err;
   }
   await countLeads(deps, String(lead.campaignId), [lead], -1);
   if (!lead.erased) {
     await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, String(lead.email)), deletedAt: new Date(deps.wallClock.now()).toISOString() });
   }
-  // Its queued emails end, and their rendered subjects go with the row.
+  // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
+  // sequence); one being sent right now stays until the sender settles it, without its subject.
   await cancelOpenJobs(deps, id, 'lead deleted');
+  for (let step = 0; step <= 3; step++) {
+    const key = jobKey(jobId(id, step));
+    try {
+      await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
+  }
   await forgetSubjects(deps, id);
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
   for (const item of await queryAll(deps.store, inboundOfLead(id))) await deps.store.delete({ pk: item.pk, sk: item.sk });

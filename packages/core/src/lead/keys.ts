@@ -13,20 +13,31 @@ export const leadsByEmail = (email: string) => `LEADEMAIL#${email}`;
 /**
  * gsi1: the leads of a campaign; gsi2: every lead row of one address (erase,
  * suppression across campaigns); gsi3: all leads. gsi4 (the leads pinned to
- * a mailbox) is set when a lead's first email is sent.
+ * a mailbox) is set when a lead's first email is sent. `seq` (a ULID taken
+ * when the row is stored) orders the lists oldest first: the id itself is
+ * derived from the address, not from time.
  */
-export const leadIndexes = (id: string, campaignId: string, email: string) => ({
+export const leadIndexes = (id: string, seq: string, campaignId: string, email: string) => ({
   gsi1pk: campaignLeads(campaignId),
-  gsi1sk: id,
+  gsi1sk: seq,
   gsi2pk: leadsByEmail(email),
   gsi2sk: id,
   gsi3pk: ALL_LEADS,
-  gsi3sk: id,
+  gsi3sk: seq,
 });
 export const pinnedLeads = (mailboxId: string) => `MAILBOX#${mailboxId}#LEADS`;
 
-/** One lead per address per campaign (case-insensitive): a conditional put on this item. */
-export const leadUniqueKey = (campaignId: string, email: string): Key => ({ pk: `LEADUNIQUE#${campaignId}#${email}`, sk: 'UNIQUE' });
+/**
+ * An import's progress item, and one item per batch of rows it has stored
+ * (what the batch counted, so a batch done twice is counted once).
+ */
+export const importKey = (importId: string): Key => ({ pk: `IMPORT#${importId}`, sk: 'IMPORT' });
+export const importBatchKey = (importId: string, batch: number): Key => ({ pk: `IMPORT#${importId}`, sk: `BATCH#${String(batch).padStart(6, '0')}` });
+/** Held by the import storing rows into a campaign: two imports into one campaign take turns, so neither counts the other's rows. */
+export const importLockKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'IMPORTLOCK' });
+export const RUNNING_IMPORTS = 'IMPORTS#RUNNING';
+/** Set while an import runs (sparse): the worker that resumes imports after a restart reads it. */
+export const runningImportIndex = (importId: string) => ({ gsi3pk: RUNNING_IMPORTS, gsi3sk: importId });
 
 /** The count of every lead row, for `total` without a campaign filter. */
 export const allLeadsCounterKey: Key = { pk: 'COUNTER', sk: 'LEADS' };
@@ -35,4 +46,6 @@ export const allLeadsCounterKey: Key = { pk: 'COUNTER', sk: 'LEADS' };
 export const leadsOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi1', pk: campaignLeads(campaignId) });
 export const allLeads = (): IndexQuery => ({ index: 'gsi3', pk: ALL_LEADS });
 export const rowsOfAddress = (email: string): IndexQuery => ({ index: 'gsi2', pk: leadsByEmail(email.trim().toLowerCase()) });
+export const runningImports = (): IndexQuery => ({ index: 'gsi3', pk: RUNNING_IMPORTS });
+export const batchesOfImport = (importId: string) => ({ pk: `IMPORT#${importId}`, skBeginsWith: 'BATCH#' });
 export const leadsPinnedTo = (mailboxId: string): IndexQuery => ({ index: 'gsi4', pk: pinnedLeads(mailboxId) });

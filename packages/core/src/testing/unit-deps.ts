@@ -102,6 +102,7 @@ export function unitDeps(overrides: Partial<Deps> = {}): UnitDeps {
     ai: { write: unused('AI writer') },
     oauth: { exchangeCode: unused('OAuth client'), refresh: unused('OAuth client'), profile: unused('OAuth client') },
     queue: { enqueue: async (messages) => void queued.push(...messages) },
+    blobs: memoryBlobs(),
     dns: { txt: unused('DNS'), a: unused('DNS'), mx: unused('DNS') },
     // A seeded generator: jitter and spintax repeat from run to run.
     random: () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646,
@@ -118,4 +119,15 @@ export async function created<I>(
 ): Promise<Record<string, unknown> & { id: string }> {
   const row = (await verb(deps, input)) as Record<string, unknown>;
   return { ...row, id: String(row.id) };
+}
+
+/** Blobs in a Map, for unit tests; an upload link names the key and size but leads nowhere. */
+function memoryBlobs(): Deps['blobs'] {
+  const blobs = new Map<string, Buffer>();
+  return {
+    put: async (key, body) => void blobs.set(key, Buffer.from(body)),
+    get: async (key) => blobs.get(key),
+    delete: async (key) => void blobs.delete(key),
+    uploadTicket: async (key, { bytes, contentType }) => ({ url: `memory://${key}?bytes=${bytes}`, method: 'PUT', headers: { 'content-type': contentType } }),
+  };
 }
