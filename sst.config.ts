@@ -23,6 +23,7 @@ export default $config({
       ApiGatewayV2: sst.aws.ApiGatewayV2,
       Cron: sst.aws.Cron,
       KmsKey: aws.kms.Key,
+      Bucket: sst.aws.Bucket,
     });
   },
 });

@@ -19,6 +19,9 @@ function recorder() {
         routes.push({ route, fn });
       }
       subscribe() {}
+      notify(args: unknown) {
+        made.push({ kind: 'Notify', name: 'notify', args });
+      }
     };
   const platform = {
     stage: 'test',
@@ -27,6 +30,7 @@ function recorder() {
     ApiGatewayV2: resource('Api'),
     Cron: resource('Cron'),
     KmsKey: resource('KmsKey'),
+    Bucket: resource('Bucket'),
   } as unknown as Platform;
   return { platform, made, routes };
 }
@@ -53,6 +57,16 @@ describe('stacks map the manifest onto SST', () => {
     expect(table.args.primaryIndex).toEqual({ hashKey: tableDef.partitionKey, rangeKey: tableDef.sortKey });
     expect(Object.keys(table.args.globalIndexes)).toEqual(Object.keys(tableDef.indexes));
     expect(table.args.ttl).toBe('expiresAt');
+  });
+
+  it('stores uploads in a bucket whose new files start the import worker, and lets every function reach it', () => {
+    const bucket = made.find((m) => m.kind === 'Bucket')!;
+    expect(bucket.args.lifecycle).toEqual([{ expiresIn: '1 day' }]);
+    const notify = made.find((m) => m.kind === 'Notify')!;
+    expect(notify.args.notifications).toEqual([
+      expect.objectContaining({ events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/', function: expect.objectContaining({ handler: 'functions/src/workers/imports.handler' }) }),
+    ]);
+    for (const { fn } of routes) expect(fn.environment).toMatchObject({ UPLOADS_BUCKET: 'Bucket-name' });
   });
 
   it('creates each queue with a dead-letter queue and a key with rotation', () => {

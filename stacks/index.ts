@@ -1,4 +1,4 @@
-import { functions, queues, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
+import { buckets, functions, queues, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
 import type { FunctionArgs, Platform } from './platform.ts';
 
 /**
@@ -39,15 +39,23 @@ export function deploy(p: Platform) {
     return { name, queue };
   });
 
+  // Uploaded CSVs wait here for their import (a signed PUT from the client's browser or script, hence CORS for PUT).
+  const uploads = new p.Bucket('Uploads', {
+    cors: { allowOrigins: ['*'], allowMethods: ['PUT'], allowHeaders: ['content-type', 'content-length'] },
+    lifecycle: [{ expiresIn: `${buckets.uploads.expireDays} day${buckets.uploads.expireDays === 1 ? '' : 's'}` }],
+  });
+
   const api = new p.ApiGatewayV2('Api');
 
   const fn = (def: FunctionDef): FunctionArgs => ({
     handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
-    link: [table],
+    // Linking grants the function the table's and the bucket's permissions.
+    link: [table, uploads],
     environment: {
       TABLE_NAME: table.name,
       KMS_KEY_ID: key.arn,
       PUBLIC_BASE_URL: api.url,
+      UPLOADS_BUCKET: uploads.name,
       ...queueUrls,
     },
     permissions: [
@@ -64,6 +72,9 @@ export function deploy(p: Platform) {
   for (const def of Object.values(functions) as FunctionDef[]) {
     for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn(def));
     if (def.catchAll) api.route('$default', fn(def));
+    if (def.onStored) {
+      uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn(def), events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
+    }
     if (def.consumes) {
       made.find((m) => m.name === def.consumes)!.queue.subscribe(fn(def), { batch: { size: 10, partialResponses: true } });
     }

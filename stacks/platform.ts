@@ -35,6 +35,11 @@ export interface Api {
 export interface KmsKey {
   arn: Output;
 }
+export interface Bucket {
+  name: Output;
+  arn: Output;
+  notify(args: { notifications: { name: string; function: FunctionArgs; events?: string[]; filterPrefix?: string }[] }): unknown;
+}
 
 export interface Platform {
   stage: string;
@@ -51,4 +56,8 @@ export interface Platform {
   ApiGatewayV2: new (name: string, args?: Record<string, unknown>) => Api;
   Cron: new (name: string, args: { schedule: string; function: FunctionArgs }) => unknown;
   KmsKey: new (name: string, args: { description: string; enableKeyRotation: boolean }) => KmsKey;
+  Bucket: new (
+    name: string,
+    args?: { cors?: boolean | { allowOrigins?: string[]; allowMethods?: string[]; allowHeaders?: string[] }; lifecycle?: { prefix?: string; expiresIn: string }[] },
+  ) => Bucket;
 }

@@ -18,6 +18,7 @@ declare global {
       Queue: Platform['Queue'];
       ApiGatewayV2: Platform['ApiGatewayV2'];
       Cron: Platform['Cron'];
+      Bucket: Platform['Bucket'];
     };
   };
   const aws: { kms: { Key: Platform['KmsKey'] } };

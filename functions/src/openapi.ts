@@ -13,6 +13,7 @@ import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema'
 import { ListQuery as ReplyListQuery } from '@outbound/core/inbound/index';
 import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
 import { LeadInput } from '@outbound/core/lead/lead.schema';
+import { UploadInput } from '@outbound/core/lead/import';
 import { CreateMailbox, UpdateMailbox } from '@outbound/core/mailbox/mailbox.schema';
 import { AuthorizeQuery, CallbackQuery } from '@outbound/core/oauth/oauth.schema';
 import { StartSample } from '@outbound/core/placement/placement.schema';
@@ -103,9 +104,29 @@ const components: Record<string, Json> = {
     ['domain', 'spf', 'dkim', 'dmarc', 'blocklists', 'listUnsubscribeCheck'],
   ),
   ImportResult: obj(
-    { received: int, imported: int, duplicates: int, suppressed: int, invalid: int, errors: arrayOf(obj({ row: int, error: str }, ['row', 'error'])) },
-    ['received', 'imported', 'duplicates', 'suppressed', 'invalid', 'errors'],
+    {
+      importId: str,
+      campaignId: str,
+      status: { enum: ['RUNNING', 'COMPLETED', 'FAILED'] },
+      received: int,
+      imported: int,
+      duplicates: int,
+      suppressed: int,
+      invalid: int,
+      errors: arrayOf(obj({ row: int, error: str }, ['row', 'error'])),
+      rowsRead: int,
+      startedAt: str,
+      finishedAt: nullable(str),
+      error: str,
+    },
+    ['importId', 'campaignId', 'status', 'received', 'imported', 'duplicates', 'suppressed', 'invalid', 'errors', 'startedAt', 'finishedAt'],
   ),
+  UploadTicket: {
+    allOf: [
+      { $ref: '#/components/schemas/ImportResult' },
+      obj({ upload: obj({ url: str, method: { const: 'PUT' }, headers: { type: 'object', additionalProperties: str }, expiresAt: str }, ['url', 'method', 'headers', 'expiresAt']) }, ['upload']),
+    ],
+  },
   PlacementSample: obj(
     { domainId: str, sampledAt: nullable(str), sampleSize: int, inbox: int, spam: int, missing: int, byProvider: { type: 'object' } },
     ['domainId', 'sampleSize', 'inbox', 'spam', 'missing', 'byProvider'],
@@ -147,7 +168,9 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])] },
   'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, ref('Lead')], errors: [409, 422] },
   'POST /v1/leads/webhook': { summary: 'Add a lead from outside (no token; application/json only)', body: LeadInput, ok: [200, obj({ accepted: { const: true } }, ['accepted'])], errors: [415, 422, 429] },
-  'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file)', body: 'multipart', ok: [200, ref('ImportResult')], errors: [413, 422, 429] },
+  'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file); answers within 20 s, COMPLETED or RUNNING', body: 'multipart', ok: [200, ref('ImportResult')], errors: [413, 422, 429] },
+  'POST /v1/leads/imports': { summary: 'Start an import whose file goes to a signed upload link (files over 4 MB on AWS)', body: UploadInput, ok: [201, ref('UploadTicket')], errors: [413, 422, 429] },
+  'GET /v1/leads/imports/{importId}': { summary: 'An import’s progress and counts', ok: [200, ref('ImportResult')], errors: [404] },
   'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, ref('Lead')], errors: [404] },
   'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, obj({ erased: int }, ['erased'])], errors: [422] },
   'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },

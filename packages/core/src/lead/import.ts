@@ -177,7 +177,7 @@ export async function importCsv(deps: ImportDeps, input: unknown): Promise<Impor
   return (await work(deps, importId, owner, { until, prepared, wait: true })) ?? (await getImport(deps, importId));
 }
 
-const UploadInput = z.strictObject({
+export const UploadInput = z.strictObject({
   campaignId: ImportInput.shape.campaignId,
   bytes: z.number({ error: 'must be the size of the file in bytes' }).int({ error: 'must be a whole number of bytes' }).min(1, { error: 'must be at least 1' }),
 });
