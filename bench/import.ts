@@ -45,7 +45,7 @@ export function countRequests(client: DynamoDBClient) {
 }
 
 export async function benchImport(dataDir: string, rows = 50_000): Promise<void> {
-  const engine = await startEngine({ port: 0, dataDir, admin: ADMIN, rateLimits: false, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  const engine = await startEngine({ port: 0, dataDir, admin: ADMIN, rateLimits: false, importAnswerWithinMs: process.env.ANSWER_MS ? Number(process.env.ANSWER_MS) : undefined, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
   try {
     const requests = countRequests(engine.clients.dynamo);
     const login = await fetch(engine.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
@@ -56,11 +56,15 @@ export async function benchImport(dataDir: string, rows = 50_000): Promise<void>
     const csv = leadCsv(rows);
     const bytes = Buffer.byteLength(csv);
 
-    // The raw limit: parse the same file, write one item per row with concurrent BatchWriteItem.
-    const rawStart = performance.now();
-    const records = parse(csv, { columns: true }) as Record<string, string>[];
-    await engine.deps.store.batchPut(records.map((r) => ({ pk: `BENCH#${randomUUID()}`, sk: 'ROW', ...r })));
-    const rawMs = performance.now() - rawStart;
+    // The raw limit: parse the same file, write one item per row with concurrent BatchWriteItem. Measured before
+    // and after the import (the machines are shared and noisy); the figure is against their mean.
+    const raw = async () => {
+      const start = performance.now();
+      const records = parse(csv, { columns: true }) as Record<string, string>[];
+      await engine.deps.store.batchPut(records.map((r) => ({ pk: `BENCH#${randomUUID()}`, sk: 'ROW', ...r })));
+      return performance.now() - start;
+    };
+    const rawBefore = await raw();
 
     requests.reset();
     const form = new FormData();
@@ -77,18 +81,22 @@ export async function benchImport(dataDir: string, rows = 50_000): Promise<void>
     }
     const importMs = performance.now() - start;
     const n = requests.total();
+    const byCommand = requests.byCommand();
+    const rawAfter = await raw();
+    const rawMs = (rawBefore + rawAfter) / 2;
     const where = dataDir === 'memory' ? 'in memory' : 'on disk';
-    console.log(`CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1_048_576).toFixed(1)} MB, ${where}: ${(importMs / 1000).toFixed(1)} s = ${(importMs / rawMs).toFixed(2)}x raw (${(rawMs / 1000).toFixed(1)} s: csv-parse + concurrent BatchWriteItem of ${rows.toLocaleString('en-US')} items); answered in ${(answerMs / 1000).toFixed(1)} s (${body.status}); ${body.imported} imported`);
-    console.log(`  store requests: ${n} = ${(n / Math.max(1, body.imported)).toFixed(3)} per imported lead ${JSON.stringify(requests.byCommand())}`);
+    console.log(`CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1_048_576).toFixed(1)} MB, ${where}: ${(importMs / 1000).toFixed(1)} s = ${(importMs / rawMs).toFixed(2)}x raw (${(rawMs / 1000).toFixed(1)} s, mean of ${(rawBefore / 1000).toFixed(1)} s before and ${(rawAfter / 1000).toFixed(1)} s after: csv-parse + concurrent BatchWriteItem of ${rows.toLocaleString('en-US')} items); answered in ${(answerMs / 1000).toFixed(1)} s (${body.status}); ${body.imported} imported`);
+    console.log(`  store requests: ${n} = ${(n / Math.max(1, body.imported)).toFixed(3)} per imported lead ${JSON.stringify(byCommand)}`);
   } finally {
     await engine.stop();
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** The import figure in memory and on disk (ROWS to change the size; ONLY=memory to skip the disk). */
+export async function importFigures(): Promise<void> {
   const rows = Number(process.env.ROWS ?? 50_000);
   await benchImport('memory', rows);
-  if (process.env.ONLY === 'memory') process.exit(0);
+  if (process.env.ONLY === 'memory') return;
   const dir = await mkdtemp(join(tmpdir(), 'outbound-bench-'));
   try {
     await benchImport(dir, rows);
@@ -96,3 +104,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await importFigures();

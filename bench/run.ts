@@ -4,7 +4,8 @@
  * the same work where there is one:
  * - login: requests per second and latency percentiles (scrypt dominates);
  * - an authenticated read (GET /v1/campaigns) next to the raw DynamoDB query it does;
- * - CSV import: rows per second for a 10,000-row file, next to raw BatchWrite of the same items;
+ * - CSV import: a 50,000-row, 10 MB file in memory and on disk, as a ratio to csv-parse plus
+ *   concurrent BatchWriteItem of the same rows, with store requests per lead (bench/import.ts);
  * - sending: emails per second through the whole pipeline to a local SMTP sink at a high TIME_SCALE.
  */
 import { SMTPServer } from 'smtp-server';
@@ -12,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { startEngine } from '@outbound/local/engine';
 import { queryAll } from '@outbound/core/collections';
 import { CAMPAIGNS } from '@outbound/core/campaign/keys';
+import { importFigures } from './import.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -85,22 +87,6 @@ async function main() {
     console.log(`GET /v1/campaigns (100):         ${percentiles(reads)}`);
     console.log(`  raw: its campaigns query alone ${percentiles(raw)}`);
 
-    // CSV import vs raw BatchWrite
-    const rows = 10_000;
-    const csv = 'email,first name,company\n' + Array.from({ length: rows }, (_, i) => `lead${i}@example.org,Lead${i},Co${i % 97}`).join('\n');
-    const form = new FormData();
-    form.append('campaignId', campaign.id);
-    form.append('file', new Blob([csv], { type: 'text/csv' }), 'leads.csv');
-    const [imp, importMs] = await timed(async () => {
-      const res = await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: auth, body: form });
-      if (res.status !== 200) throw new Error(`import: ${res.status} ${await res.text()}`);
-      return res.json();
-    });
-    console.log(`CSV import (${rows} rows):        ${(rows / (importMs / 1000)).toFixed(0)} rows/s (${(importMs / 1000).toFixed(1)} s) ${JSON.stringify({ imported: (imp as { imported: number }).imported })}`);
-    const items = Array.from({ length: rows }, (_, i) => ({ pk: `BENCH#${randomUUID()}`, sk: 'X', email: `raw${i}@example.org`, n: i }));
-    const [, rawMs] = await timed(() => engine.deps.store.batchPut(items));
-    console.log(`  raw: BatchWrite of ${rows} items  ${(rows / (rawMs / 1000)).toFixed(0)} items/s (each lead is 2 conditional puts + counters in a transaction)`);
-
     // Sending through the whole pipeline
     const sendN = 200;
     const small = (await (await post('/v1/campaigns', { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds }, token)).json()) as { id: string };
@@ -122,7 +108,12 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+async function all() {
+  await main();
+  await importFigures();
+}
+
+all().catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -5,14 +5,14 @@ import { newId } from '../ids.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import { queryAll } from '../collections.ts';
 import { parse } from '../validate.ts';
-import { counter } from '../campaign/keys.ts';
+import { campaignKey, counter } from '../campaign/keys.ts';
 import { addressHasher } from '../suppression/index.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
 import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
 import { leadIdMaker } from './identity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { batchesOfImport, importBatchKey, importKey, importLockKey, leadKey, runningImportIndex, runningImports } from './keys.ts';
+import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, runningImportIndex, runningImports } from './keys.ts';
 
 /**
  * CSV import (docs/leads-import.md). The file is read and every row validated
@@ -26,8 +26,8 @@ import { batchesOfImport, importBatchKey, importKey, importLockKey, leadKey, run
  * the import completes.
  */
 
-/** Rows per batch: one BatchGetItem of 100 keys (the rows and their suppression entries), two BatchWriteItem, one count item. */
-const BATCH = 50;
+/** Rows per batch: one BatchGetItem of 100 suppression keys (and one of the rows' keys when rows are looked up), four BatchWriteItem, one count item. */
+const BATCH = 100;
 /** Batches in flight at once. */
 const CONCURRENCY = 8;
 /** A worker holds an import for this long, and renews it while it works; a dead worker's import is taken over after it. */
@@ -67,6 +67,10 @@ const ImportRecord = z.object({
   leaseUntil: z.number().default(0),
   owner: z.string().optional(),
   attempts: z.number().default(0),
+  /** Set when its last worker handed it over cleanly (every batch it started was finished and counted). */
+  handedOver: z.boolean().default(false),
+  /** The campaign held no lead when this import started storing: rows need no existence check (see importLateKey). */
+  intoEmpty: z.boolean().optional(),
 });
 type ImportRecord = z.infer<typeof ImportRecord>;
 
@@ -128,6 +132,17 @@ async function prepare(file: Buffer, campaignId: string): Promise<Prepared> {
   return out;
 }
 
+/**
+ * The file this process last read, by import: the worker that takes over
+ * from a request in the same process (the local runtime, a warm Lambda) does
+ * not read and validate 50,000 rows again. Two at most: memory stays bounded.
+ */
+const recentlyRead = new Map<string, Prepared>();
+function remember(importId: string, prepared: Prepared) {
+  recentlyRead.set(importId, prepared);
+  while (recentlyRead.size > 2) recentlyRead.delete(recentlyRead.keys().next().value!);
+}
+
 const sourceOf = (importId: string) => `imports/${importId}.csv`;
 /** The import a stored blob belongs to (the blob-stored event names only the key). */
 export const importOfBlob = (key: string): string | undefined => /^imports\/([0-9A-Za-z]{1,64})\.csv$/.exec(key)?.[1];
@@ -149,6 +164,7 @@ export async function importCsv(deps: ImportDeps, input: unknown): Promise<Impor
   if (file.length > MAX_CSV_BYTES) throw new EngineError('TOO_LARGE', 'The CSV is larger than 10 MB: split it into smaller files.');
   const prepared = await prepare(file, campaignId);
   const importId = newId();
+  remember(importId, prepared);
   const owner = newId();
   const now = deps.wallClock.now();
   await deps.store.put({
@@ -241,7 +257,7 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
     if (r.attempts >= MAX_ATTEMPTS) return await fail(deps, r, undefined, `The import stopped ${r.attempts} times before it could finish; the last ${r.rowsRead} rows read are stored and counted.`);
     try {
       await deps.store.update(importKey(importId), {
-        set: { owner, leaseUntil: now + LEASE_MS },
+        set: { owner, leaseUntil: now + LEASE_MS, handedOver: false },
         add: { attempts: 1 },
         if: { and: [{ attr: 'status', op: '=', value: 'RUNNING' }, { attr: 'leaseUntil', op: '=', value: r.leaseUntil }] },
       });
@@ -249,7 +265,8 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
       if (err instanceof ConditionFailedError) continue;
       throw err;
     }
-    return work(deps, importId, owner, opts);
+    // A worker that stopped without handing over may have left a batch half-written: every row is then looked up first.
+    return work(deps, importId, owner, { ...opts, clean: r.attempts === 0 || r.handedOver });
   }
 }
 
@@ -286,7 +303,12 @@ export async function resumeImports(deps: ImportDeps, opts: { until: number; wai
 }
 
 /** Stores what is left of an import this worker holds; releases it at `until` (RUNNING) or ends it. */
-async function work(deps: ImportDeps, importId: string, owner: string, opts: { until: number; prepared?: Prepared; wait?: boolean }): Promise<ImportView | undefined> {
+async function work(
+  deps: ImportDeps,
+  importId: string,
+  owner: string,
+  opts: { until: number; prepared?: Prepared; wait?: boolean; clean?: boolean },
+): Promise<ImportView | undefined> {
   const held = { if: { and: [{ attr: 'owner', op: '=' as const, value: owner }, { attr: 'status', op: '=' as const, value: 'RUNNING' }] } };
   let r = fromItem((await deps.store.get(importKey(importId)))!);
   if (!(await lockCampaign(deps, r, opts))) {
@@ -296,7 +318,7 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
     });
     return importView(r);
   }
-  let prepared = opts.prepared;
+  let prepared = opts.prepared ?? recentlyRead.get(importId);
   if (!prepared) {
     const file = await deps.blobs.get(r.source);
     if (!file) return await fail(deps, r, owner, 'The uploaded file is gone, so the import cannot go on: import the file again (rows already stored count as duplicates).');
@@ -325,6 +347,13 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
   const batchCount = Math.ceil(valid.length / BATCH);
   const done = new Map<number, BatchCounts>();
   for (const b of await queryAll(deps.store, batchesOfImport(importId))) done.set(Number(String(b.sk).slice('BATCH#'.length)), BatchCounts.parse(b));
+  if (r.intoEmpty === undefined) {
+    // Decided once, under the campaign's lock: a campaign with no lead yet has no row to look up (the common case, a new campaign).
+    const campaign = await deps.store.get(campaignKey(r.campaignId));
+    r = { ...r, intoEmpty: !done.size && !Number(campaign?.[counter.leads] ?? 0) };
+    await deps.store.update(importKey(importId), { set: { intoEmpty: r.intoEmpty }, ...held });
+  }
+  const lookUpRows = !(r.intoEmpty && (opts.clean ?? true));
 
   const totals = () => {
     const t = { rowsRead: r.invalid, imported: 0, duplicates: 0, suppressed: 0, fields: {} as Record<string, number> };
@@ -341,10 +370,10 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
   let lost = false;
   let lastProgress = deps.wallClock.now();
   /** Counts so far, and a longer hold; a worker that lost its hold stops. */
-  const progress = async (leaseUntil: number) => {
+  const progress = async (leaseUntil: number, handedOver = false) => {
     const { fields: _fields, ...t } = totals();
     try {
-      await deps.store.update(importKey(importId), { set: { ...t, leaseUntil }, ...held });
+      await deps.store.update(importKey(importId), { set: { ...t, leaseUntil, handedOver }, ...held });
       await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil }, { if: { attr: 'importId', op: '=', value: importId } });
     } catch (err) {
       if (err instanceof ConditionFailedError) lost = true;
@@ -357,7 +386,7 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
     const ids = rows.map((l) => idOf(r.campaignId, l.email));
     const hashes = rows.map((l) => hashOf(l.email));
     const found = new Map(
-      (await deps.store.batchGet([...ids.map(leadKey), ...hashes.map(suppressionKey)])).map((i) => [i.pk, i] as const),
+      (await deps.store.batchGet([...(lookUpRows ? ids.map(leadKey) : []), ...hashes.map(suppressionKey)])).map((i) => [i.pk, i] as const),
     );
     const counts: BatchCounts = { rows: rows.length, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
     const now = new Date(deps.wallClock.now()).toISOString();
@@ -405,7 +434,7 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
   if (lost) return undefined;
   if (yielded) {
     // Handed back: the worker waiting on this hold (the stored file's, or the schedule's) goes on at once.
-    await progress(0);
+    await progress(0, true);
     deps.log.info('lead import continues in the background', { importId, ...totals(), fields: undefined });
     return lost ? undefined : importView({ ...r, ...totals(), leaseUntil: 0 });
   }
@@ -413,8 +442,32 @@ async function work(deps: ImportDeps, importId: string, owner: string, opts: { u
 }
 
 /** The end: final counts, and the campaign's counters moved once, in one transaction with the status change. */
-async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: { rowsRead: number; imported: number; duplicates: number; suppressed: number; fields: Record<string, number> }) {
+type Totals = { rowsRead: number; imported: number; duplicates: number; suppressed: number; fields: Record<string, number> };
+
+/**
+ * Leads a single create stored while this import (into an empty campaign, so
+ * without existence checks) held the campaign: where the import then wrote
+ * the same row, the single create already counted it, so the import counts it
+ * as a duplicate, and the field counts follow the row as it now stands.
+ */
+async function settleLates(deps: ImportDeps, importId: string, t: Totals): Promise<Totals> {
+  const lates = await queryAll(deps.store, latesOfImport(importId));
+  if (!lates.length) return t;
+  const rows = new Map((await deps.store.batchGet(lates.map((l) => leadKey(String(l.sk).slice('LATE#'.length))))).map((i) => [i.pk, i] as const));
+  const out = { ...t, fields: { ...t.fields } };
+  for (const late of lates) {
+    const row = rows.get(leadKey(String(late.sk).slice('LATE#'.length)).pk);
+    if (row?.importId !== importId) continue;
+    out.imported--;
+    out.duplicates++;
+    for (const f of late.fields as string[]) out.fields[f] = (out.fields[f] ?? 0) - 1;
+  }
+  return out;
+}
+
+async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: Totals) {
   const finishedAt = new Date(deps.wallClock.now()).toISOString();
+  if (r.intoEmpty) t = await settleLates(deps, r.importId, t);
   const { fields, ...counts } = t;
   const end = {
     update: importKey(r.importId),
@@ -437,6 +490,7 @@ async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: { r
     await deps.store.transact([end, ...counters]);
   }
   if (t.imported) await planIngested(deps, r.campaignId, t.imported);
+  recentlyRead.delete(r.importId);
   await deps.blobs.delete(r.source);
   const done = { ...r, ...counts, status: 'COMPLETED' as const, finishedAt };
   deps.log.info('lead import completed', { importId: r.importId, campaignId: r.campaignId, received: r.received, ...counts, invalid: r.invalid });
@@ -458,6 +512,7 @@ async function fail(deps: ImportDeps, r: ImportRecord, owner: string | undefined
   await deps.store.delete(importLockKey(r.campaignId), { if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
     if (!(err instanceof ConditionFailedError)) throw err;
   });
+  recentlyRead.delete(r.importId);
   await deps.blobs.delete(r.source);
   deps.log.warn('lead import failed', { importId: r.importId, campaignId: r.campaignId, error });
   return importView({ ...r, status: 'FAILED', error, finishedAt });

@@ -8,7 +8,7 @@ import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, deletedLeadKey, leadIndexes, leadKey, leadsOfCampaign } from './keys.ts';
+import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
@@ -108,6 +108,10 @@ export async function store(deps: D, lead: LeadInput): Promise<{ outcome: Ingest
     throw err;
   }
   await countLeads(deps, lead.campaignId, [item], 1);
+  // Counted first, then a look for an import holding the campaign: an import either sees this lead in the
+  // campaign's count (and checks for existing rows) or finds this note when it completes.
+  const lock = await deps.store.get(importLockKey(lead.campaignId));
+  if (lock) await deps.store.put({ ...importLateKey(String(lock.importId), id), fields: presentFields(item), expiresAt: Math.floor(deps.wallClock.now() / 1000) + 7 * 86_400 });
   return { outcome: 'created', created: item };
 }
 

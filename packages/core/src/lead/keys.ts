@@ -35,6 +35,13 @@ export const importKey = (importId: string): Key => ({ pk: `IMPORT#${importId}`,
 export const importBatchKey = (importId: string, batch: number): Key => ({ pk: `IMPORT#${importId}`, sk: `BATCH#${String(batch).padStart(6, '0')}` });
 /** Held by the import storing rows into a campaign: two imports into one campaign take turns, so neither counts the other's rows. */
 export const importLockKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'IMPORTLOCK' });
+/**
+ * A lead a single create or the webhook stored while an import held the
+ * campaign: an import into a campaign that was empty does not look for
+ * existing rows, so it settles these when it completes (the row is counted once).
+ */
+export const importLateKey = (importId: string, leadId: string): Key => ({ pk: `IMPORT#${importId}`, sk: `LATE#${leadId}` });
+export const latesOfImport = (importId: string) => ({ pk: `IMPORT#${importId}`, skBeginsWith: 'LATE#' });
 export const RUNNING_IMPORTS = 'IMPORTS#RUNNING';
 /** Set while an import runs (sparse): the worker that resumes imports after a restart reads it. */
 export const runningImportIndex = (importId: string) => ({ gsi3pk: RUNNING_IMPORTS, gsi3sk: importId });

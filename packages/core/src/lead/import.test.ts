@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import * as campaigns from '../campaign/index.ts';
+import { campaignKey, fieldCountKey } from '../campaign/keys.ts';
+import { created, unitDeps } from '../testing/unit-deps.ts';
+import * as leads from './index.ts';
+import { importCsv, runImport } from './import.ts';
+import { leadKey } from './keys.ts';
+import { leadIdMaker } from './identity.ts';
+
+const csv = (n: number) => Buffer.from('email,first name,company\n' + Array.from({ length: n }, (_, i) => `p${i}@late.example,P${i},Co`).join('\n'));
+
+describe('an import into an empty campaign (no existence lookups)', () => {
+  it('counts a lead a single create stored while it held the campaign once, and field counts follow the row', async () => {
+    const deps = unitDeps();
+    deps.config.importAnswerWithinMs = 0;
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    // Answers at once: the import holds the campaign and has decided it was empty, but stored nothing yet.
+    const started = await importCsv(deps, { campaignId: c.id, file: csv(120) });
+    expect(started).toMatchObject({ status: 'RUNNING', imported: 0 });
+
+    // The webhook stores one of the file's addresses meanwhile, with fields of its own.
+    await leads.acceptWebhook(deps, { campaignId: c.id, email: 'p7@late.example', lastName: 'Solo', customFields: { source: 'zap' } });
+
+    const done = await runImport(deps, started.importId, { until: deps.wallClock.now() + 60_000 });
+    expect(done).toMatchObject({ status: 'COMPLETED', received: 120, imported: 119, duplicates: 1 });
+    const campaign = await deps.store.get(campaignKey(c.id));
+    expect(campaign?.leadsCount).toBe(120);
+    // The row is the import's (it was written over), so the counts describe it: no lastName, no source.
+    const row = await deps.store.get(leadKey((await leadIdMaker(deps))(c.id, 'p7@late.example')));
+    expect(row).toMatchObject({ firstName: 'P7', importId: started.importId });
+    const count = async (f: string) => Number((await deps.store.get(fieldCountKey(c.id, f)))?.count ?? 0);
+    expect(await count('firstName')).toBe(120);
+    expect(await count('company')).toBe(120);
+    expect(await count('lastName')).toBe(0);
+    expect(await count('source')).toBe(0);
+  });
+
+  it('looks every row up after a worker stopped without handing over: rows it stored stay as they are now', async () => {
+    const deps = unitDeps();
+    deps.config.importAnswerWithinMs = 0;
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    const started = await importCsv(deps, { campaignId: c.id, file: csv(80) });
+    // A worker died after writing some rows of a batch and before counting it: the rows are there, the batch item is not.
+    const idOf = await leadIdMaker(deps);
+    for (const i of [0, 1, 2]) {
+      await deps.store.put({ ...leadKey(idOf(c.id, `p${i}@late.example`)), id: idOf(c.id, `p${i}@late.example`), campaignId: c.id, email: `p${i}@late.example`, status: 'NEW', importId: started.importId, customFields: {} });
+    }
+    // One of them has since been answered.
+    await deps.store.update(leadKey(idOf(c.id, 'p1@late.example')), { set: { status: 'REPLIED' } });
+    await deps.store.update({ pk: `IMPORT#${started.importId}`, sk: 'IMPORT' }, { set: { handedOver: false, leaseUntil: 0 } });
+    const done = await runImport(deps, started.importId, { until: deps.wallClock.now() + 60_000 });
+    expect(done).toMatchObject({ status: 'COMPLETED', imported: 80, duplicates: 0 });
+    expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(80);
+    expect(await deps.store.get(leadKey(idOf(c.id, 'p1@late.example')))).toMatchObject({ status: 'REPLIED' });
+  });
+});
