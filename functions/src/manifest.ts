@@ -120,6 +120,8 @@ export const functions = {
       { method: 'GET', path: '/v1/campaigns/{id}/launch-check' },
       { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none' },
       { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none' },
+      { method: 'POST', path: '/v1/campaigns/{id}/webhook-secret', body: 'none' },
+      { method: 'DELETE', path: '/v1/campaigns/{id}/webhook-secret' },
     ],
   },
   deliverability: {

@@ -1,4 +1,5 @@
 import * as campaigns from '@outbound/core/campaign/index';
+import * as webhook from '@outbound/core/lead/webhook';
 import { httpHandler } from '../lib/middleware.ts';
 
 export const handler = httpHandler({
@@ -9,5 +10,11 @@ export const handler = httpHandler({
   'DELETE /v1/campaigns/{id}': async ({ deps, params }) => ({ status: 200, body: await campaigns.setStatus(deps, params.id!, 'ARCHIVED') }),
   'GET /v1/campaigns/{id}/launch-check': async ({ deps, params }) => ({ status: 200, body: await campaigns.launchCheck(deps, params.id!) }),
   'POST /v1/campaigns/{id}/launch': async ({ deps, params }) => ({ status: 200, body: await campaigns.launch(deps, params.id!) }),
+  // Shown once: only its sealed form is kept. A new one replaces the old at once.
+  'POST /v1/campaigns/{id}/webhook-secret': async ({ deps, params }) => ({ status: 201, body: await webhook.rotateSecret(deps, params.id!) }),
+  'DELETE /v1/campaigns/{id}/webhook-secret': async ({ deps, params }) => {
+    await webhook.removeSecret(deps, params.id!);
+    return { status: 204 };
+  },
   'POST /v1/campaigns/{id}/pause': async ({ deps, params }) => ({ status: 200, body: await campaigns.setStatus(deps, params.id!, 'PAUSED') }),
 });

@@ -7,8 +7,8 @@ export const handler = httpHandler({
   'GET /v1/leads': async ({ deps, query }) => ({ status: 200, body: await leads.list(deps, query) }),
   'POST /v1/leads': async ({ deps, body }) => ({ status: 201, body: await leads.create(deps, body ?? {}) }),
   // Public: the answer is the same whether the lead was stored or skipped, so it tells nobody who is suppressed.
-  'POST /v1/leads/webhook': async ({ deps, body }) => {
-    await leads.acceptWebhook(deps, body ?? {});
+  'POST /v1/leads/webhook': async ({ deps, body, rawBody, headers }) => {
+    await leads.acceptWebhook(deps, body ?? {}, { rawBody, headers });
     return { status: 200, body: { accepted: true } };
   },
   'POST /v1/leads/import': async ({ deps, event }) => {

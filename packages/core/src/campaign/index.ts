@@ -30,6 +30,7 @@ export function toCampaign(item: Item) {
     unsubscribeUrlTemplate: item.unsubscribeUrlTemplate ?? null,
     mailboxIds: item.mailboxIds ?? [],
     steps: item.steps ?? [],
+    webhookSecured: item.webhookSecured === true,
     leadsCount: Number(item[counter.leads] ?? 0),
     sentCount: Number(item[counter.sent] ?? 0),
     repliesCount: Number(item[counter.replies] ?? 0),

@@ -370,8 +370,14 @@ async function work(
   let lost = false;
   let lastProgress = deps.wallClock.now();
   /** Counts so far, and a longer hold; a worker that lost its hold stops. */
+  let logged = 0;
   const progress = async (leaseUntil: number, handedOver = false) => {
     const { fields: _fields, ...t } = totals();
+    // Long work says where it is: a log line per 10,000 rows.
+    if (Math.floor(t.rowsRead / 10_000) > logged) {
+      logged = Math.floor(t.rowsRead / 10_000);
+      deps.log.info('lead import progress', { importId, rowsRead: t.rowsRead, of: r.received, imported: t.imported });
+    }
     try {
       await deps.store.update(importKey(importId), { set: { ...t, leaseUntil, handedOver }, ...held });
       await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil }, { if: { attr: 'importId', op: '=', value: importId } });

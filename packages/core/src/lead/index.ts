@@ -10,6 +10,7 @@ import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
+import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
@@ -21,7 +22,7 @@ export { validateLead, LeadInput } from './lead.schema.ts';
 type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
 
 export const toLead = (item: Item) => ({
-  ...publicFields(item),
+  ...publicFields(item, ['importId']),
   firstName: item.firstName ?? null,
   lastName: item.lastName ?? null,
   company: item.company ?? null,
@@ -142,8 +143,17 @@ export async function create(deps: D & Pick<Deps, 'clock'>, input: unknown) {
   return toLead(created);
 }
 
-/** POST /v1/leads/webhook: the same validation; a suppressed or duplicate lead is skipped silently. */
-export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknown): Promise<void> {
+/**
+ * POST /v1/leads/webhook: the same validation; a suppressed or duplicate lead
+ * is skipped silently. A campaign with a webhook secret first checks the
+ * request's token or signature (lead/webhook.ts).
+ */
+export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknown, req?: WebhookRequest): Promise<void> {
+  const campaignId = (input as { campaignId?: unknown } | null)?.campaignId;
+  if (req && typeof campaignId === 'string' && campaignId.length > 0 && campaignId.length <= 200) {
+    const campaign = await deps.store.get(campaignKey(campaignId));
+    if (campaign) await verifyWebhook(deps, campaign, req);
+  }
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
   const { created } = await store(deps, lead);
