@@ -1,5 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 import { queues } from '@outbound/functions/manifest';
 import { localCredentials } from './net.ts';
 
@@ -17,8 +17,9 @@ export interface SqsLocal {
  * every scheduled send, and start-up recovery re-enqueues what is due.
  */
 export async function startSqsLocal(): Promise<SqsLocal> {
-  const server = await startFauxqs({ port: 0, logger: false });
-  const endpoint = server.address;
+  // fauxqs's own start listens on every interface; its app is served here on loopback only.
+  const app = buildApp({ logger: false });
+  const endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
   const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
   const urls: Record<string, string> = {};
   for (const [name, def] of Object.entries(queues)) {
@@ -44,7 +45,7 @@ export async function startSqsLocal(): Promise<SqsLocal> {
     urls,
     async stop() {
       client.destroy();
-      await server.stop();
+      await app.close();
     },
   };
 }
