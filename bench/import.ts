@@ -76,7 +76,7 @@ export async function benchImport(dataDir: string, rows = 50_000): Promise<void>
     const answerMs = performance.now() - start;
     if (res.status !== 200) throw new Error(`import: ${res.status} ${JSON.stringify(body)}`);
     while (body.status === 'RUNNING') {
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000));
       body = (await (await fetch(`${engine.url}/v1/leads/imports/${body.importId}`, { headers: auth })).json()) as typeof body;
     }
     const importMs = performance.now() - start;

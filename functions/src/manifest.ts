@@ -87,7 +87,7 @@ export const functions = {
   },
   leads: {
     handler: 'http/leads.ts',
-    // An import answers within 18 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
+    // An import answers within 20 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
     timeoutSeconds: 29,
     memoryMb: 1024,
     routes: [

@@ -32,8 +32,8 @@ const BATCH = 100;
 const CONCURRENCY = 8;
 /** A worker holds an import for this long, and renews it while it works; a dead worker's import is taken over after it. */
 const LEASE_MS = 15_000;
-/** POST /v1/leads/import answers by then, whatever the file (API Gateway waits 30 s). */
-export const ANSWER_WITHIN_MS = 18_000;
+/** POST /v1/leads/import stops storing rows by then and answers (the upload and the reading of the file come before; API Gateway waits 30 s). */
+export const ANSWER_WITHIN_MS = 15_000;
 /** An upload link lasts this long. */
 const UPLOAD_SECONDS = 900;
 /** A worker that stopped this many times on one import (a fault each time) ends it as FAILED. */
@@ -249,7 +249,7 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
       return await fail(deps, r, undefined, 'The file was not uploaded before its upload link expired.');
     }
     if (r.leaseUntil > now) {
-      // Another worker holds it: wait for its hold to end (a request's worker hands over after 18 s), or leave it to that worker.
+      // Another worker holds it: wait for its hold to end (a request hands over after 15 s), or leave it to that worker.
       if (!opts.wait || now + 250 >= opts.until) return importView(r);
       await sleep(Math.min(250, r.leaseUntil - now));
       continue;
