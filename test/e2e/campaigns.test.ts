@@ -65,6 +65,26 @@ describe('POST /v1/campaigns', () => {
   });
 });
 
+describe('campaign text measured in bytes', () => {
+  it('refuses long non-Latin text that would pass a count of characters but not the table, with 422 naming the field', async () => {
+    // 3 bytes a character: every field at its character limit would make a 390 KB item, at the table's 400 KB.
+    const kanji = (n: number) => '\u6f22'.repeat(n);
+    const res = await api.request('POST', '/v1/campaigns', {
+      name: 'Wide',
+      aiPromptTemplate: kanji(20_000),
+      template: kanji(50_000),
+      steps: [1, 2, 3].map((waitDays) => ({ waitDays, body: kanji(20_000) })),
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/bytes of UTF-8/);
+    const fine = await api.request('POST', '/v1/campaigns', { name: 'Kanji', aiPromptTemplate: 'x', template: '\u6f22'.repeat(30_000) });
+    expect(fine.status).toBe(201);
+    const long = await api.request('POST', '/v1/campaigns', { name: 'Link', aiPromptTemplate: 'x', unsubscribeUrlTemplate: `https://x.example/u?e={{email}}&p=${'a'.repeat(2100)}` });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toMatch(/^unsubscribeUrlTemplate: must be at most 2000 characters/);
+  });
+});
+
 describe('GET and PATCH /v1/campaigns/{id}', () => {
   it('changes only the fields present, replaces mailboxIds and steps whole, and recomputes contentQuality with the copy', async () => {
     const c = await campaign(api, { mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'one' }] });

@@ -12,7 +12,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Condition, Item, Key, Page, Query, Store, TransactOp, Update } from '@outbound/core/ports/store';
-import { ConditionFailedError, TransactionFailedError } from '@outbound/core/errors';
+import { ConditionFailedError, EngineError, TransactionFailedError } from '@outbound/core/errors';
 import { decodeCursor, encodeCursor } from '@outbound/core/ports/cursor';
 
 /** Collects attribute names and values so expressions never embed user data. */
@@ -282,18 +282,22 @@ export class DynamoStore implements Store {
     for (let attempt = 0; pending.length; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB kept refusing a batch of writes.');
       if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
+      const out = await this.guard(() => this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } })));
       pending = (out.UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
     }
   }
 
-  /** Turns the SDK's conditional-check failure into core's error. */
+  /** Turns the SDK's conditional-check failure, and an item over the table's size, into core's errors. */
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException || (err as Error)?.name === 'ConditionalCheckFailedException') {
         throw new ConditionFailedError(undefined, { cause: err });
+      }
+      // The validation limits keep items far under 400 KB; should one still get there, the client gets a sentence, not a fault.
+      if ((err as Error)?.name === 'ValidationException' && /item size/i.test((err as Error).message)) {
+        throw new EngineError('TOO_LARGE', 'This record would be larger than the table takes (400 KB an item): shorten its text.');
       }
       throw err;
     }

@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { validateSpintax } from '../copy/spintax.ts';
 
-/** Text that may hold spintax: invalid spintax is a 422 naming the field and the position. */
+/**
+ * Text that may hold spintax: invalid spintax is a 422 naming the field and
+ * the position. Measured in characters and in bytes too: the table counts
+ * UTF-8 bytes (400 KB an item), and 20,000 characters of non-Latin text can be
+ * 80 KB; twice the characters in bytes keeps a whole campaign far under it.
+ */
 const spintax = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .max(max, { error: `must be at most ${max} characters` })
+    .refine((text) => Buffer.byteLength(text) <= max * 2, { error: `must be at most ${(max * 2).toLocaleString('en-US')} bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)` })
     .superRefine((text, ctx) => {
       try {
         validateSpintax(text);
@@ -28,7 +34,7 @@ export const Step = z.strictObject({
 export type Step = z.infer<typeof Step>;
 
 const UnsubscribeUrlTemplate = z
-  .union([z.string({ error: 'must be a string or null' }), z.null()])
+  .union([z.string({ error: 'must be a string or null' }).max(2000, { error: 'must be at most 2000 characters' }), z.null()])
   .transform((s) => (s === null || s.trim() === '' ? null : s.trim()))
   .refine(
     (s) => {
@@ -46,7 +52,10 @@ const MailboxIds = z
 
 const fields = {
   name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }),
-  aiPromptTemplate: z.string({ error: 'must be a string' }).max(20_000, { error: 'must be at most 20000 characters' }),
+  aiPromptTemplate: z
+    .string({ error: 'must be a string' })
+    .max(20_000, { error: 'must be at most 20000 characters' })
+    .refine((text) => Buffer.byteLength(text) <= 40_000, { error: 'must be at most 40,000 bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)' }),
   template: spintax(50_000),
   subject: z.union([spintax(500), z.null()]),
   aiProvider: z.union([AiProvider, z.null()]),

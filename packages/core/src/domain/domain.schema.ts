@@ -59,7 +59,7 @@ export function formatAddress(p: MailingAddressParts): string {
 }
 
 export const RedirectUrl = z
-  .union([z.string({ error: 'must be a string or null' }), z.null()])
+  .union([z.string({ error: 'must be a string or null' }).max(2000, { error: 'must be at most 2000 characters' }), z.null()])
   .transform((s) => (s === null || s.trim() === '' ? null : s.trim()))
   .refine((s) => s === null || (URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)), {
     error: 'must be an http or https address',

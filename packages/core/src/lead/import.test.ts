@@ -53,4 +53,18 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(80);
     expect(await deps.store.get(leadKey(idOf(c.id, 'p1@late.example')))).toMatchObject({ status: 'REPLIED' });
   });
+
+  it('makes a second import into the same campaign wait its turn, even while the first is being handed over', async () => {
+    const deps = unitDeps();
+    deps.config.importAnswerWithinMs = 0;
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    const a = await importCsv(deps, { campaignId: c.id, file: csv(150) });
+    const b = await importCsv(deps, { campaignId: c.id, file: csv(150) });
+    expect([a.status, b.status]).toEqual(['RUNNING', 'RUNNING']);
+    // B's worker comes first: A still holds the campaign (its worker is taking over), so B waits and stores nothing.
+    expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 1000 })).toMatchObject({ status: 'RUNNING', imported: 0 });
+    expect(await runImport(deps, a.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 150 });
+    expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 0, duplicates: 150 });
+    expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(150);
+  });
 });

@@ -272,21 +272,28 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
 
 /**
  * Takes the campaign's import lock for this import (renewed with its
- * progress). Another import holding it: wait for it when `wait`, up to `until`.
+ * progress, kept through a hand-over, removed when it ends). Another import
+ * holding it: wait for it when `wait`, up to `until`. Says whether another
+ * import held the lock before (it may have stored rows the campaign's counts
+ * do not show yet), or null when the lock was not taken.
  */
-async function lockCampaign(deps: ImportDeps, r: ImportRecord, opts: { until: number; wait?: boolean }): Promise<boolean> {
+async function lockCampaign(deps: ImportDeps, r: ImportRecord, opts: { until: number; wait?: boolean }): Promise<{ othersBefore: boolean } | null> {
   for (;;) {
     const now = deps.wallClock.now();
-    try {
-      await deps.store.put(
-        { ...importLockKey(r.campaignId), importId: r.importId, leaseUntil: now + LEASE_MS },
-        { if: { or: [{ itemExists: false }, { attr: 'importId', op: '=', value: r.importId }, { attr: 'leaseUntil', op: '<', value: now }] } },
-      );
-      return true;
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
+    const current = await deps.store.get(importLockKey(r.campaignId));
+    if (!current || current.importId === r.importId || Number(current.leaseUntil) < now) {
+      try {
+        await deps.store.put(
+          { ...importLockKey(r.campaignId), importId: r.importId, leaseUntil: now + LEASE_MS },
+          current ? { if: { and: [{ attr: 'importId', op: '=', value: current.importId }, { attr: 'leaseUntil', op: '=', value: current.leaseUntil }] } } : { if: { itemExists: false } },
+        );
+        return { othersBefore: Boolean(current && current.importId !== r.importId) };
+      } catch (err) {
+        if (!(err instanceof ConditionFailedError)) throw err;
+        continue;
+      }
     }
-    if (!opts.wait || now + 500 >= opts.until) return false;
+    if (!opts.wait || now + 500 >= opts.until) return null;
     await sleep(500);
   }
 }
@@ -311,7 +318,8 @@ async function work(
 ): Promise<ImportView | undefined> {
   const held = { if: { and: [{ attr: 'owner', op: '=' as const, value: owner }, { attr: 'status', op: '=' as const, value: 'RUNNING' }] } };
   let r = fromItem((await deps.store.get(importKey(importId)))!);
-  if (!(await lockCampaign(deps, r, opts))) {
+  const lock = await lockCampaign(deps, r, opts);
+  if (!lock) {
     // Another import into this campaign is storing rows: this one waits its turn (the worker or the schedule takes it up).
     await deps.store.update(importKey(importId), { set: { leaseUntil: 0 }, ...held }).catch((err) => {
       if (!(err instanceof ConditionFailedError)) throw err;
@@ -347,10 +355,11 @@ async function work(
   const batchCount = Math.ceil(valid.length / BATCH);
   const done = new Map<number, BatchCounts>();
   for (const b of await queryAll(deps.store, batchesOfImport(importId))) done.set(Number(String(b.sk).slice('BATCH#'.length)), BatchCounts.parse(b));
-  if (r.intoEmpty === undefined) {
-    // Decided once, under the campaign's lock: a campaign with no lead yet has no row to look up (the common case, a new campaign).
+  if (r.intoEmpty === undefined || (r.intoEmpty && lock.othersBefore)) {
+    // Decided under the campaign's lock: a campaign with no lead, that no other import has held, has no row to look
+    // up (the common case, a new campaign). Another import that held the lock may have stored rows not yet counted.
     const campaign = await deps.store.get(campaignKey(r.campaignId));
-    r = { ...r, intoEmpty: !done.size && !Number(campaign?.[counter.leads] ?? 0) };
+    r = { ...r, intoEmpty: !lock.othersBefore && !done.size && !Number(campaign?.[counter.leads] ?? 0) };
     await deps.store.update(importKey(importId), { set: { intoEmpty: r.intoEmpty }, ...held });
   }
   const lookUpRows = !(r.intoEmpty && (opts.clean ?? true));
@@ -371,7 +380,7 @@ async function work(
   let lastProgress = deps.wallClock.now();
   /** Counts so far, and a longer hold; a worker that lost its hold stops. */
   let logged = 0;
-  const progress = async (leaseUntil: number, handedOver = false) => {
+  const progress = async (leaseUntil: number, handedOver = false, lockUntil = leaseUntil) => {
     const { fields: _fields, ...t } = totals();
     // Long work says where it is: a log line per 10,000 rows.
     if (Math.floor(t.rowsRead / 10_000) > logged) {
@@ -380,7 +389,7 @@ async function work(
     }
     try {
       await deps.store.update(importKey(importId), { set: { ...t, leaseUntil, handedOver }, ...held });
-      await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil }, { if: { attr: 'importId', op: '=', value: importId } });
+      await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil: lockUntil }, { if: { attr: 'importId', op: '=', value: importId } });
     } catch (err) {
       if (err instanceof ConditionFailedError) lost = true;
       else throw err;
@@ -439,8 +448,9 @@ async function work(
   );
   if (lost) return undefined;
   if (yielded) {
-    // Handed back: the worker waiting on this hold (the stored file's, or the schedule's) goes on at once.
-    await progress(0, true);
+    // Handed back: the worker waiting on this hold (the stored file's, or the schedule's) goes on at once; the
+    // campaign stays this import's meanwhile, so no other import comes between.
+    await progress(0, true, deps.wallClock.now() + LEASE_MS);
     deps.log.info('lead import continues in the background', { importId, ...totals(), fields: undefined });
     return lost ? undefined : importView({ ...r, ...totals(), leaseUntil: 0 });
   }
@@ -515,7 +525,8 @@ async function fail(deps: ImportDeps, r: ImportRecord, owner: string | undefined
     if (err instanceof ConditionFailedError) return undefined;
     throw err;
   }
-  await deps.store.delete(importLockKey(r.campaignId), { if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
+  // The lock stays, released: the next import into the campaign then knows rows of this one may be stored uncounted.
+  await deps.store.update(importLockKey(r.campaignId), { set: { leaseUntil: 0 }, if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
     if (!(err instanceof ConditionFailedError)) throw err;
   });
   recentlyRead.delete(r.importId);

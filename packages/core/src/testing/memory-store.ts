@@ -13,12 +13,13 @@
  * It refuses what DynamoDB refuses, with the same kind of error the adapter
  * lets through: a `ValidationException` (not a core error: the adapter does
  * not translate it) for an empty update, two changes to one attribute, a
- * change to pk or sk, an index key that is not a non-empty string, an item
- * over 400 KB, a malformed key condition or cursor, a transaction of no or
+ * change to pk or sk, an index key that is not a non-empty string, a
+ * malformed key condition or cursor, a transaction of no or
  * more than 100 operations or naming one item twice, duplicates in one batch
  * of 25; and a plain Error, as the SDK throws before sending, for a value it
  * cannot convert (a Date or other class instance, NaN, an empty Set, a number
- * past Number.MAX_SAFE_INTEGER).
+ * past Number.MAX_SAFE_INTEGER). An item over 400 KB is an EngineError
+ * TOO_LARGE, as the adapter turns DynamoDB's refusal into one.
  *
  * Conditions read the item as it was before the write: a missing attribute
  * equals nothing and orders against nothing (so only `<>` holds on it), maps
@@ -35,7 +36,7 @@
  * eventually consistent index reads (an index here is read-your-writes),
  * throughput errors, and transaction conflicts with concurrent writers.
  */
-import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
+import { ConditionFailedError, EngineError, TransactionFailedError } from '../errors.ts';
 import type { Comparison, Condition, IndexName, Item, Key, Page, Query, Store, TransactOp, Update } from '../ports/store.ts';
 import { decodeCursor, encodeCursor } from '../ports/cursor.ts';
 
@@ -358,9 +359,8 @@ function checkItem(item: Stored, write: 'put' | 'update'): void {
       }
     }
   }
-  if (itemSize(item) > MAX_ITEM_BYTES) {
-    throw new ValidationException(write === 'put' ? 'Item size has exceeded the maximum allowed size' : 'Item size to update has exceeded the maximum allowed size');
-  }
+  // As the DynamoDB adapter answers DynamoDB's own refusal: a sentence for the client, not a fault.
+  if (itemSize(item) > MAX_ITEM_BYTES) throw new EngineError('TOO_LARGE', 'This record would be larger than the table takes (400 KB an item): shorten its text.');
 }
 
 function marshalItem(item: Item, write: 'put' | 'update' = 'put'): Stored {
