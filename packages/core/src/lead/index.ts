@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
-import { ConditionFailedError, ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConditionFailedError, ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
@@ -207,14 +207,27 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
   let erased = 0;
   for (const lead of await rowsOf(deps, email)) {
     await transition(deps, lead, 'SUPPRESSED');
-    // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
-    await deps.store.update(leadKey(String(lead.id)), {
-      set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
-      remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
-    });
-    await Promise.all(presentFields(lead).map((f) => deps.store.update(fieldCountKey(String(lead.campaignId), f), { add: { count: -1 } })));
+    // What hangs off the row first (found by its id, safe to do twice), then the row and its field counts at once: an
+    // erase stopped halfway and run again finds the row still under its address and finishes it, counting once.
     await eraseInbound(deps, String(lead.id));
     await forgetSubjects(deps, String(lead.id));
+    try {
+      await deps.store.transact([
+        {
+          // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
+          update: leadKey(String(lead.id)),
+          change: {
+            set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
+            remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
+            if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
+          },
+        },
+        ...presentFields(lead).map((f) => ({ update: fieldCountKey(String(lead.campaignId), f), change: { add: { count: -1 } } })),
+      ]);
+    } catch (err) {
+      if (!(err instanceof TransactionFailedError)) throw err;
+      continue; // erased (or deleted) meanwhile: nothing left to count
+    }
     erased++;
   }
   return { erased };

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { TransactionFailedError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
@@ -111,12 +112,18 @@ export async function recordSent(
   const steps = (s.campaign.steps as { waitDays: number }[] | undefined) ?? [];
   const thread = (s.lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
   const next = steps[step];
-  const ops: TransactOp[] = [
-    ...moveOps(s.job, 'SENT', { set: { sentAt: new Date(now).toISOString(), subject: s.subject, aiGenerated: s.aiGenerated } }),
+  const sentAt = new Date(now).toISOString();
+  const counted: TransactOp[] = [
     {
       update: campaignKey(String(s.campaign.id)),
-      change: { add: { [counter.sent]: 1 }, set: { lastActivityAt: new Date(now).toISOString() } },
+      change: { add: { [counter.sent]: 1 }, set: { lastActivityAt: sentAt } },
     },
+    // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
+    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId: String(s.campaign.id), mailboxId: String(s.mailbox.id) } },
+  ];
+  const ops: TransactOp[] = [
+    ...moveOps(s.job, 'SENT', { set: { sentAt, subject: s.subject, aiGenerated: s.aiGenerated } }),
+    ...counted,
     {
       update: leadKey(String(s.lead.id)),
       change: {
@@ -126,17 +133,27 @@ export async function recordSent(
           gsi4sk: s.lead.id,
           thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
           stepsSent: step + 1,
-          lastSentAt: new Date(now).toISOString(),
+          lastSentAt: sentAt,
         },
+        // Erased or deleted while this email was on its way: the row must not get the thread (its subject holds the person's words) back.
+        if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
       },
     },
-    // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
-    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId: String(s.campaign.id), mailboxId: String(s.mailbox.id) } },
     ...(next
       ? createJobOps({ leadId: String(s.lead.id), campaignId: String(s.campaign.id), step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId: String(s.mailbox.id) }, now)
       : []),
   ];
-  await deps.store.transact(foldCounters(ops));
+  try {
+    await deps.store.transact(foldCounters(ops));
+  } catch (err) {
+    if (!(err instanceof TransactionFailedError)) throw err;
+    const lead = await deps.store.get(leadKey(String(s.lead.id)));
+    if (lead && !lead.erased) throw err;
+    // The email went: it is recorded and counted, without its subject, and nothing follows it.
+    await deps.store.transact(foldCounters([...moveOps(s.job, 'SENT', { set: { sentAt, aiGenerated: s.aiGenerated } }), ...counted]));
+    await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
+    return;
+  }
   // Bookkeeping that may lag without harm: a status move (conditional, counted) and the breaker's send count.
   await transition(deps, { ...s.lead, status: s.lead.status }, next ? 'CONTACTED' : 'COMPLETED');
   await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
