@@ -10,8 +10,8 @@ import { allDomains, domainKey } from '../domain/keys.ts';
 import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
 import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
 import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
-import { allCampaigns, campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
-import { assess, type LaunchContext } from './launch-check.ts';
+import { allCampaigns, campaignCollection, campaignKey, counter, FIELD_PREFIX, fieldCountKey } from './keys.ts';
+import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { startCampaign } from '../sending/planning.ts';
 
@@ -122,7 +122,9 @@ async function contextFor(deps: D, campaigns: Item[]): Promise<LaunchContext> {
   const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
   const domainIds = [...new Set(mailboxes.map((m) => String(m.domainId)))];
   const domains = domainIds.length ? await deps.store.batchGet(domainIds.map(domainKey)) : [];
-  const fields = campaigns.length === 1 ? await queryAll(deps.store, { pk: campaignKey(String(campaigns[0]!.id)).pk, skBeginsWith: FIELD_PREFIX }) : [];
+  const one = campaigns.length === 1 ? campaigns[0]! : undefined;
+  const named = one ? fieldsNamedBy(one) : [];
+  const fields = named.length ? await deps.store.batchGet(named.map((f) => fieldCountKey(String(one!.id), f))) : [];
   return {
     mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
     domains: new Map(domains.map((d) => [String(d.id), d])),

@@ -122,9 +122,7 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
   const leads = Number(campaign[counter.leads] ?? 0);
   if (!leads) warnings.push({ code: 'NO_LEADS', message: 'The campaign has no leads yet: nothing will be sent until some are added.' });
 
-  const copy = [campaign.subject, campaign.template, ...steps.map((s) => s.body)].filter((t): t is string => !blank(t));
-  const used = new Set(copy.flatMap(safePlaceholders));
-  const inPrompt = new Set(safePlaceholders(String(campaign.aiPromptTemplate ?? '')));
+  const { used, inPrompt } = placeholdersOf(campaign);
   for (const name of new Set([...used, ...inPrompt])) {
     const field = fieldOf(name);
     if (field === 'email' || field === 'senderName') continue;
@@ -153,6 +151,23 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
   if (!has('BOUNCE_PAUSED')) passed.push('BOUNCE');
   if (!has('EMAIL_EMPTY', 'STEP_EMPTY')) passed.push('COPY');
   return { canLaunch: problems.length === 0, problems, warnings, passed };
+}
+
+/** The placeholders of the campaign's copy and of its AI prompt. */
+function placeholdersOf(campaign: Item): { used: Set<string>; inPrompt: Set<string> } {
+  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
+  const copy = [campaign.subject, campaign.template, ...steps.map((s) => s.body)].filter((t): t is string => !blank(t));
+  return { used: new Set(copy.flatMap(safePlaceholders)), inPrompt: new Set(safePlaceholders(String(campaign.aiPromptTemplate ?? ''))) };
+}
+
+/**
+ * The lead fields whose presence counts the check needs: those the copy and
+ * the prompt name. Only these are read, however many field names the
+ * campaign's leads have brought in (the public webhook takes any name).
+ */
+export function fieldsNamedBy(campaign: Item): string[] {
+  const { used, inPrompt } = placeholdersOf(campaign);
+  return [...new Set([...used, ...inPrompt].map(fieldOf))].filter((f) => f !== 'email' && f !== 'senderName');
 }
 
 function safePlaceholders(text: string): string[] {
