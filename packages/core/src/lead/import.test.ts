@@ -3,8 +3,9 @@ import * as campaigns from '../campaign/index.ts';
 import { campaignKey, fieldCountKey } from '../campaign/keys.ts';
 import { created, unitDeps } from '../testing/unit-deps.ts';
 import * as leads from './index.ts';
+import * as suppression from '../suppression/index.ts';
 import { importCsv, runImport } from './import.ts';
-import { leadKey } from './keys.ts';
+import { importBatchKey, importKey, leadKey } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
 
 const csv = (n: number) => Buffer.from('email,first name,company\n' + Array.from({ length: n }, (_, i) => `p${i}@late.example,P${i},Co`).join('\n'));
@@ -66,5 +67,40 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     expect(await runImport(deps, a.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 150 });
     expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 0, duplicates: 150 });
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(150);
+  });
+
+  it('ends FAILED after too many stops, and counts the rows it had stored, so the campaign knows every row it holds', async () => {
+    const deps = unitDeps();
+    deps.config.importAnswerWithinMs = 0;
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    const started = await importCsv(deps, { campaignId: c.id, file: csv(200) });
+    // Two batches were stored and counted before its workers kept dying.
+    for (const k of [0, 1]) {
+      await deps.store.put({ ...importBatchKey(started.importId, k), rows: 100, imported: 100, duplicates: 0, suppressed: 0, fields: { firstName: 100, company: 100 } });
+    }
+    await deps.store.update(importKey(started.importId), { set: { attempts: 8, leaseUntil: 0 } });
+    const failed = await runImport(deps, started.importId, { until: deps.wallClock.now() + 60_000 });
+    expect(failed).toMatchObject({ status: 'FAILED', imported: 200, rowsRead: 200, error: expect.stringMatching(/stopped 8 times.*stay and are counted/) });
+    expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(200);
+    expect(Number((await deps.store.get(fieldCountKey(c.id, 'company')))?.count)).toBe(200);
+  });
+
+  it('skips suppressed addresses whether it reads the suppression list whole (a new install) or looks each one up (an older one)', async () => {
+    for (const indexed of [true, false]) {
+      const deps = unitDeps();
+      const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+      await suppression.suppress(deps, 'p3@late.example', 'manual');
+      await suppression.suppress(deps, 'P40@late.example', 'unsubscribe');
+      if (!indexed) await deps.store.update({ pk: 'INSTALL', sk: 'SECRETS' }, { remove: ['suppressionsIndexed'] });
+      const looked: string[] = [];
+      const batchGet = deps.store.batchGet.bind(deps.store);
+      deps.store.batchGet = async (keys) => {
+        looked.push(...keys.filter((k) => k.pk.startsWith('SUPPRESSED#')).map((k) => k.pk));
+        return batchGet(keys);
+      };
+      const done = await importCsv(deps, { campaignId: c.id, file: csv(60) });
+      expect(done, `indexed ${indexed}`).toMatchObject({ status: 'COMPLETED', imported: 58, suppressed: 2 });
+      expect(looked.length, `indexed ${indexed}`).toBe(indexed ? 0 : 60);
+    }
   });
 });

@@ -6,7 +6,7 @@ import type { Item, TransactOp } from '../ports/store.ts';
 import { queryAll } from '../collections.ts';
 import { parse } from '../validate.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { addressHasher } from '../suppression/index.ts';
+import { addressHasher, suppressionList } from '../suppression/index.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
 import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
@@ -26,7 +26,7 @@ import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImpor
  * the import completes.
  */
 
-/** Rows per batch: one BatchGetItem of 100 suppression keys (and one of the rows' keys when rows are looked up), four BatchWriteItem, one count item. */
+/** Rows per batch: four BatchWriteItem and one count item, and a BatchGetItem of 100 keys for the rows (when they are looked up) and for their suppression entries (when the list cannot be read whole). */
 const BATCH = 100;
 /** Batches in flight at once. */
 const CONCURRENCY = 8;
@@ -254,7 +254,9 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
       await sleep(Math.min(250, r.leaseUntil - now));
       continue;
     }
-    if (r.attempts >= MAX_ATTEMPTS) return await fail(deps, r, undefined, `The import stopped ${r.attempts} times before it could finish; the last ${r.rowsRead} rows read are stored and counted.`);
+    if (r.attempts >= MAX_ATTEMPTS) {
+      return await fail(deps, r, undefined, `The import stopped ${r.attempts} times before it could finish (the log says why). The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).`);
+    }
     try {
       await deps.store.update(importKey(importId), {
         set: { owner, leaseUntil: now + LEASE_MS, handedOver: false },
@@ -329,7 +331,7 @@ async function work(
   let prepared = opts.prepared ?? recentlyRead.get(importId);
   if (!prepared) {
     const file = await deps.blobs.get(r.source);
-    if (!file) return await fail(deps, r, owner, 'The uploaded file is gone, so the import cannot go on: import the file again (rows already stored count as duplicates).');
+    if (!file) return await fail(deps, r, owner, 'The uploaded file is gone, so the import cannot go on. The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).');
     try {
       prepared = await prepare(file, r.campaignId);
     } catch (err) {
@@ -363,18 +365,10 @@ async function work(
     await deps.store.update(importKey(importId), { set: { intoEmpty: r.intoEmpty }, ...held });
   }
   const lookUpRows = !(r.intoEmpty && (opts.clean ?? true));
+  // The suppression list read whole when it can be (a few requests), instead of a lookup per address.
+  const listed = await suppressionList(deps);
 
-  const totals = () => {
-    const t = { rowsRead: r.invalid, imported: 0, duplicates: 0, suppressed: 0, fields: {} as Record<string, number> };
-    for (const c of done.values()) {
-      t.rowsRead += c.rows;
-      t.imported += c.imported;
-      t.duplicates += c.duplicates;
-      t.suppressed += c.suppressed;
-      for (const [f, n] of Object.entries(c.fields)) t.fields[f] = (t.fields[f] ?? 0) + n;
-    }
-    return t;
-  };
+  const totals = () => sumBatches(r, done.values());
 
   let lost = false;
   let lastProgress = deps.wallClock.now();
@@ -400,14 +394,14 @@ async function work(
     const rows = valid.slice(k * BATCH, (k + 1) * BATCH);
     const ids = rows.map((l) => idOf(r.campaignId, l.email));
     const hashes = rows.map((l) => hashOf(l.email));
-    const found = new Map(
-      (await deps.store.batchGet([...(lookUpRows ? ids.map(leadKey) : []), ...hashes.map(suppressionKey)])).map((i) => [i.pk, i] as const),
-    );
+    const keys = [...(lookUpRows ? ids.map(leadKey) : []), ...(listed ? [] : hashes.map(suppressionKey))];
+    const found = new Map((keys.length ? await deps.store.batchGet(keys) : []).map((i) => [i.pk, i] as const));
+    const isSuppressed = (i: number) => (listed ? listed.has(hashes[i]!) : found.has(suppressionKey(hashes[i]!).pk));
     const counts: BatchCounts = { rows: rows.length, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
     const now = new Date(deps.wallClock.now()).toISOString();
     const writes: Item[] = [];
     rows.forEach((lead, i) => {
-      if (found.has(suppressionKey(hashes[i]!).pk)) return void counts.suppressed++;
+      if (isSuppressed(i)) return void counts.suppressed++;
       if (first.get(lead.email)! < k * BATCH + i) return void counts.duplicates++;
       const existing = found.get(leadKey(ids[i]!).pk);
       // A row this import stored on an earlier try counts as imported, and is left as it is now.
@@ -459,6 +453,19 @@ async function work(
 
 /** The end: final counts, and the campaign's counters moved once, in one transaction with the status change. */
 type Totals = { rowsRead: number; imported: number; duplicates: number; suppressed: number; fields: Record<string, number> };
+
+/** What the import's finished batches counted, with the file's invalid rows. */
+function sumBatches(r: ImportRecord, batches: Iterable<BatchCounts>): Totals {
+  const t: Totals = { rowsRead: r.invalid, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
+  for (const c of batches) {
+    t.rowsRead += c.rows;
+    t.imported += c.imported;
+    t.duplicates += c.duplicates;
+    t.suppressed += c.suppressed;
+    for (const [f, n] of Object.entries(c.fields)) t.fields[f] = (t.fields[f] ?? 0) + n;
+  }
+  return t;
+}
 
 /**
  * Leads a single create stored while this import (into an empty campaign, so
@@ -513,26 +520,41 @@ async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: Tot
   return importView(done);
 }
 
+/**
+ * The end of an import that cannot finish. Rows it already stored stay in
+ * the campaign, and are counted, in the same transaction as the status: a
+ * FAILED import never leaves rows the campaign's counts do not know.
+ */
 async function fail(deps: ImportDeps, r: ImportRecord, owner: string | undefined, error: string): Promise<ImportView | undefined> {
   const finishedAt = new Date(deps.wallClock.now()).toISOString();
+  let t = sumBatches(r, (await queryAll(deps.store, batchesOfImport(r.importId))).map((b) => BatchCounts.parse(b)));
+  if (r.intoEmpty) t = await settleLates(deps, r.importId, t);
+  const { fields, ...counts } = t;
   try {
-    await deps.store.update(importKey(r.importId), {
-      set: { status: 'FAILED', error, finishedAt, leaseUntil: 0 },
-      remove: ['gsi3pk', 'gsi3sk'],
-      if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] } : { attr: 'status', op: '=', value: 'RUNNING' },
-    });
+    await deps.store.transact([
+      {
+        update: importKey(r.importId),
+        change: {
+          set: { ...counts, status: 'FAILED', error, finishedAt, leaseUntil: 0 },
+          remove: ['gsi3pk', 'gsi3sk'],
+          if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] } : { attr: 'status', op: '=', value: 'RUNNING' },
+        },
+      },
+      ...counterChanges(r.campaignId, t.imported, { [counter.status('NEW')]: t.imported }, fields),
+    ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError) return undefined;
+    if (err instanceof TransactionFailedError) return undefined;
     throw err;
   }
-  // The lock stays, released: the next import into the campaign then knows rows of this one may be stored uncounted.
+  if (t.imported) await planIngested(deps, r.campaignId, t.imported);
+  // The lock stays, released: the next import into the campaign then looks every row up.
   await deps.store.update(importLockKey(r.campaignId), { set: { leaseUntil: 0 }, if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
     if (!(err instanceof ConditionFailedError)) throw err;
   });
   recentlyRead.delete(r.importId);
   await deps.blobs.delete(r.source);
-  deps.log.warn('lead import failed', { importId: r.importId, campaignId: r.campaignId, error });
-  return importView({ ...r, status: 'FAILED', error, finishedAt });
+  deps.log.warn('lead import failed', { importId: r.importId, campaignId: r.campaignId, error, imported: t.imported });
+  return importView({ ...r, ...counts, status: 'FAILED', error, finishedAt });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { installSecret } from '../settings/index.ts';
-import { suppressionKey } from './keys.ts';
+import { allSuppressions, suppressionIndex, suppressionKey } from './keys.ts';
+import { installRecordKey } from '../settings/keys.ts';
 
 type D = Pick<Deps, 'store' | 'keys'>;
 export type SuppressionReason = 'manual' | 'unsubscribe' | 'bounce' | 'complaint' | 'erased';
@@ -22,8 +23,10 @@ export async function addressHasher(deps: D): Promise<(email: string) => string>
 }
 
 export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string, reason: SuppressionReason): Promise<void> {
+  const hash = await addressHash(deps, email);
   await deps.store.put({
-    ...suppressionKey(await addressHash(deps, email)),
+    ...suppressionKey(hash),
+    ...suppressionIndex(hash),
     reason,
     createdAt: new Date(deps.wallClock.now()).toISOString(),
   });
@@ -31,7 +34,7 @@ export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string,
 
 /** Suppresses by the address's hash, when only the hash is left (a deleted lead's unsubscribe link). */
 export async function suppressHash(deps: Pick<Deps, 'store' | 'wallClock'>, hash: string, reason: SuppressionReason): Promise<void> {
-  await deps.store.put({ ...suppressionKey(hash), reason, createdAt: new Date(deps.wallClock.now()).toISOString() });
+  await deps.store.put({ ...suppressionKey(hash), ...suppressionIndex(hash), reason, createdAt: new Date(deps.wallClock.now()).toISOString() });
 }
 
 export async function isSuppressed(deps: D, email: string): Promise<boolean> {
@@ -44,4 +47,29 @@ export async function suppressedAmong(deps: D, emails: string[]): Promise<Set<st
   for (const e of new Set(emails)) hashes.set(await addressHash(deps, e), e);
   const found = await deps.store.batchGet([...hashes.keys()].map(suppressionKey));
   return new Set(found.map((i) => hashes.get(String(i.pk).slice('SUPPRESSED#'.length))!));
+}
+
+/** Pages of the suppression index read at most (about 100,000 entries); a longer list is looked up address by address. */
+const MAX_LIST_PAGES = 10;
+
+/**
+ * The whole suppression list as a set of address hashes, read from its index
+ * in a few requests, for a bulk import to test 50,000 addresses in memory;
+ * undefined where the index is not complete (an installation older than it)
+ * or the list is too long to read whole. The index is eventually consistent:
+ * an address suppressed in the last moment may be missed here, and the
+ * send-time check, a consistent read, still stops its email.
+ */
+export async function suppressionList(deps: D): Promise<Set<string> | undefined> {
+  await installSecret(deps, 'SUPPRESSION_SALT');
+  if (!(await deps.store.get(installRecordKey))?.suppressionsIndexed) return undefined;
+  const hashes = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const out = await deps.store.query({ ...allSuppressions(), cursor });
+    for (const item of out.items) hashes.add(String(item.gsi3sk));
+    cursor = out.cursor;
+    if (!cursor) return hashes;
+  }
+  return undefined;
 }
