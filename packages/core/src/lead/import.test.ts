@@ -5,7 +5,7 @@ import { created, unitDeps } from '../testing/unit-deps.ts';
 import * as leads from './index.ts';
 import * as suppression from '../suppression/index.ts';
 import { importCsv, runImport } from './import.ts';
-import { importBatchKey, importKey, leadKey } from './keys.ts';
+import { importBatchKey, importKey, leadKey, legacyUniqueKey } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
 
 const csv = (n: number) => Buffer.from('email,first name,company\n' + Array.from({ length: n }, (_, i) => `p${i}@late.example,P${i},Co`).join('\n'));
@@ -102,5 +102,25 @@ describe('an import into an empty campaign (no existence lookups)', () => {
       expect(done, `indexed ${indexed}`).toMatchObject({ status: 'COMPLETED', imported: 58, suppressed: 2 });
       expect(looked.length, `indexed ${indexed}`).toBe(indexed ? 0 : 60);
     }
+  });
+});
+
+describe('leads stored before lead ids were derived from the address', () => {
+  it('count as duplicates for a single create and an import, and stop counting once deleted', async () => {
+    const deps = unitDeps();
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
+    // As an earlier version stored it: a random id and a separate uniqueness item naming the address.
+    const old = { ...leadKey('01OLDRANDOMID0000000000000'), id: '01OLDRANDOMID0000000000000', campaignId: c.id, email: 'p5@late.example', status: 'NEW', customFields: {} };
+    await deps.store.put({ ...old, gsi1pk: `CAMPAIGN#${c.id}#LEADS`, gsi1sk: old.id, gsi2pk: 'LEADEMAIL#p5@late.example', gsi2sk: old.id });
+    await deps.store.put({ ...legacyUniqueKey(c.id, 'p5@late.example'), leadId: old.id });
+    await deps.store.update(campaignKey(c.id), { add: { leadsCount: 1 } });
+
+    await expect(leads.create(deps, { campaignId: c.id, email: 'P5@late.example' })).rejects.toThrow(/already a lead/);
+    expect(await importCsv(deps, { campaignId: c.id, file: csv(10) })).toMatchObject({ status: 'COMPLETED', imported: 9, duplicates: 1 });
+    expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(10);
+
+    await leads.remove(deps, old.id);
+    expect(await deps.store.get(legacyUniqueKey(c.id, 'p5@late.example'))).toBeUndefined();
+    expect(await leads.create(deps, { campaignId: c.id, email: 'p5@late.example' })).toMatchObject({ email: 'p5@late.example' });
   });
 });

@@ -12,7 +12,7 @@ import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
 import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
 import { leadIdMaker } from './identity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, runningImportIndex, runningImports } from './keys.ts';
+import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, legacyUniqueKey, runningImportIndex, runningImports } from './keys.ts';
 
 /**
  * CSV import (docs/leads-import.md). The file is read and every row validated
@@ -394,7 +394,9 @@ async function work(
     const rows = valid.slice(k * BATCH, (k + 1) * BATCH);
     const ids = rows.map((l) => idOf(r.campaignId, l.email));
     const hashes = rows.map((l) => hashOf(l.email));
-    const keys = [...(lookUpRows ? ids.map(leadKey) : []), ...(listed ? [] : hashes.map(suppressionKey))];
+    // Rows looked up: under their derived ids, and by the uniqueness item a lead stored before derived ids has.
+    const legacy = rows.map((l) => legacyUniqueKey(r.campaignId, l.email));
+    const keys = [...(lookUpRows ? [...ids.map(leadKey), ...legacy] : []), ...(listed ? [] : hashes.map(suppressionKey))];
     const found = new Map((keys.length ? await deps.store.batchGet(keys) : []).map((i) => [i.pk, i] as const));
     const isSuppressed = (i: number) => (listed ? listed.has(hashes[i]!) : found.has(suppressionKey(hashes[i]!).pk));
     const counts: BatchCounts = { rows: rows.length, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
@@ -403,6 +405,7 @@ async function work(
     rows.forEach((lead, i) => {
       if (isSuppressed(i)) return void counts.suppressed++;
       if (first.get(lead.email)! < k * BATCH + i) return void counts.duplicates++;
+      if (found.has(legacy[i]!.pk)) return void counts.duplicates++;
       const existing = found.get(leadKey(ids[i]!).pk);
       // A row this import stored on an earlier try counts as imported, and is left as it is now.
       if (existing && existing.importId !== importId) return void counts.duplicates++;

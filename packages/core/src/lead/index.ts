@@ -8,7 +8,8 @@ import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign } from './keys.ts';
+import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign, legacyUniqueKey } from './keys.ts';
+import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import { newId } from '../ids.ts';
@@ -99,7 +100,11 @@ export type IngestOutcome = 'created' | 'duplicate' | 'suppressed';
  * concurrent create or import of the same address too.
  */
 export async function store(deps: D, lead: LeadInput): Promise<{ outcome: IngestOutcome; created?: Item }> {
-  if (await suppression.isSuppressed(deps, lead.email)) return { outcome: 'suppressed' };
+  // One read for both: the suppression entry, and the uniqueness item of a lead stored before derived ids.
+  const hash = await suppression.addressHash(deps, lead.email);
+  const found = new Set((await deps.store.batchGet([suppressionKey(hash), legacyUniqueKey(lead.campaignId, lead.email)])).map((i) => i.pk));
+  if (found.has(suppressionKey(hash).pk)) return { outcome: 'suppressed' };
+  if (found.has(legacyUniqueKey(lead.campaignId, lead.email).pk)) return { outcome: 'duplicate' };
   const id = (await leadIdMaker(deps))(lead.campaignId, lead.email);
   const item = leadItem(lead, id, new Date(deps.wallClock.now()).toISOString());
   try {
@@ -223,6 +228,8 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
           },
         },
         ...presentFields(lead).map((f) => ({ update: fieldCountKey(String(lead.campaignId), f), change: { add: { count: -1 } } })),
+        // A lead stored before derived ids named the address in this key too.
+        { delete: legacyUniqueKey(String(lead.campaignId), email) },
       ]);
     } catch (err) {
       if (!(err instanceof TransactionFailedError)) throw err;
@@ -258,6 +265,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
     throw err;
   }
   await countLeads(deps, String(lead.campaignId), [lead], -1);
+  if (!lead.erased) await deps.store.delete(legacyUniqueKey(String(lead.campaignId), String(lead.email)));
   if (!lead.erased) {
     await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, String(lead.email)), deletedAt: new Date(deps.wallClock.now()).toISOString() });
   }

@@ -28,6 +28,14 @@ export const leadIndexes = (id: string, seq: string, campaignId: string, email: 
 export const pinnedLeads = (mailboxId: string) => `MAILBOX#${mailboxId}#LEADS`;
 
 /**
+ * One lead per address per campaign, as versions before derived lead ids kept
+ * it (a separate item beside a row with a random id). Still read, so a lead
+ * stored then is not added a second time under its derived id, and deleted
+ * with its lead. Never written any more.
+ */
+export const legacyUniqueKey = (campaignId: string, email: string): Key => ({ pk: `LEADUNIQUE#${campaignId}#${email.trim().toLowerCase()}`, sk: 'UNIQUE' });
+
+/**
  * An import's progress item, and one item per batch of rows it has stored
  * (what the batch counted, so a batch done twice is counted once).
  */
