@@ -64,6 +64,8 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     expect([a.status, b.status]).toEqual(['RUNNING', 'RUNNING']);
     // B's worker comes first: A still holds the campaign (its worker is taking over), so B waits and stores nothing.
     expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 1000 })).toMatchObject({ status: 'RUNNING', imported: 0 });
+    // Waiting is not a stop: it is handed back cleanly and does not count toward the eight that end an import.
+    expect(await deps.store.get(importKey(b.importId))).toMatchObject({ attempts: 0, handedOver: true, leaseUntil: 0 });
     expect(await runImport(deps, a.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 150 });
     expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 0, duplicates: 150 });
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(150);

@@ -279,7 +279,13 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
  * import held the lock before (it may have stored rows the campaign's counts
  * do not show yet), or null when the lock was not taken.
  */
-async function lockCampaign(deps: ImportDeps, r: ImportRecord, opts: { until: number; wait?: boolean }): Promise<{ othersBefore: boolean } | null> {
+async function lockCampaign(
+  deps: ImportDeps,
+  r: ImportRecord,
+  opts: { until: number; wait?: boolean },
+  /** Called while waiting: the worker keeps its hold on its own import meanwhile (false: another worker took it). */
+  keepHold: () => Promise<boolean>,
+): Promise<{ othersBefore: boolean } | null> {
   for (;;) {
     const now = deps.wallClock.now();
     const current = await deps.store.get(importLockKey(r.campaignId));
@@ -297,6 +303,7 @@ async function lockCampaign(deps: ImportDeps, r: ImportRecord, opts: { until: nu
     }
     if (!opts.wait || now + 500 >= opts.until) return null;
     await sleep(500);
+    if (!(await keepHold())) return null;
   }
 }
 
@@ -320,10 +327,19 @@ async function work(
 ): Promise<ImportView | undefined> {
   const held = { if: { and: [{ attr: 'owner', op: '=' as const, value: owner }, { attr: 'status', op: '=' as const, value: 'RUNNING' }] } };
   let r = fromItem((await deps.store.get(importKey(importId)))!);
-  const lock = await lockCampaign(deps, r, opts);
+  const keepHold = () =>
+    deps.store.update(importKey(importId), { set: { leaseUntil: deps.wallClock.now() + LEASE_MS }, ...held }).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof ConditionFailedError) return false;
+        throw err;
+      },
+    );
+  const lock = await lockCampaign(deps, r, opts, keepHold);
   if (!lock) {
-    // Another import into this campaign is storing rows: this one waits its turn (the worker or the schedule takes it up).
-    await deps.store.update(importKey(importId), { set: { leaseUntil: 0 }, ...held }).catch((err) => {
+    // Another import into this campaign is storing rows: this one waits its turn (the worker or the schedule takes it
+    // up). Handed over cleanly, with nothing stored, and waiting is not a stop: it does not count among the attempts.
+    await deps.store.update(importKey(importId), { set: { leaseUntil: 0, handedOver: true }, add: { attempts: -1 }, ...held }).catch((err) => {
       if (!(err instanceof ConditionFailedError)) throw err;
     });
     return importView(r);
