@@ -1,5 +1,6 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -13,7 +14,7 @@ import { functions, schedules, type FunctionName } from '@outbound/functions/man
 import { buildDeps, withDeps } from '@outbound/functions/lib/deps';
 import type { OAuthApp, OAuthProviderName } from '@outbound/core/ports/oauth';
 import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local.ts';
-import { createHttpAdapter, type LambdaHandler } from './http-adapter.ts';
+import { createHttpAdapter, lambdaContext, type LambdaHandler } from './http-adapter.ts';
 import { startLocalKms } from './kms-server.ts';
 import { localCredentials } from './net.ts';
 import { startSqsLocal } from './sqs-local.ts';
@@ -73,12 +74,6 @@ export interface Engine {
  * the local KMS server, fauxqs), the table, the engine user, the HTTP
  * adapter serving the Lambda handlers, and the schedules on timers.
  */
-/** What a handler reads of Lambda's context: the time it has left. */
-function lambdaLikeContext(budgetMs: number) {
-  const end = Date.now() + budgetMs;
-  return { getRemainingTimeInMillis: () => Math.max(0, end - Date.now()) };
-}
-
 export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
   const host = opts.host ?? '127.0.0.1';
   const dataDir = opts.dataDir === 'memory' ? 'memory' : resolve(opts.dataDir || '.data');
@@ -173,8 +168,9 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     // A stored file starts the import worker with the event S3 sends on AWS; it runs beside the request that stored it.
     const workerFn = Object.entries(functions).find(([, f]) => (f as { onStored?: string }).onStored === 'uploads')![0] as FunctionName;
     onStored = (key) => {
+      const timeoutMs = ((functions[workerFn] as { timeoutSeconds?: number }).timeoutSeconds ?? 29) * 1000;
       void load(workerFn)
-        .then((h) => (h as unknown as (e: unknown, c: unknown) => Promise<unknown>)({ Records: [{ s3: { object: { key: encodeURIComponent(key) } } }] }, lambdaLikeContext(900_000)))
+        .then((h) => h({ Records: [{ s3: { object: { key: encodeURIComponent(key) } } }] } as never, lambdaContext(workerFn, randomUUID(), timeoutMs)))
         .catch((err) => log.error('import worker failed', { key, err }));
     };
 

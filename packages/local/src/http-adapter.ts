@@ -83,7 +83,7 @@ function toEvent(req: IncomingMessage, body: Buffer, route: ResolvedRoute | unde
   };
 }
 
-function lambdaContext(fn: FunctionName, requestId: string, timeoutMs: number): Context {
+export function lambdaContext(fn: FunctionName, requestId: string, timeoutMs: number): Context {
   const started = Date.now();
   return {
     callbackWaitsForEmptyEventLoop: false,

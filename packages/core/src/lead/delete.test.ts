@@ -11,6 +11,18 @@ import { getJob } from '../sending/jobs.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
 import { sendJob } from '../sending/sender.ts';
 
+/** A launched two-step campaign whose subject names the lead, and this lead's first email queued to go now. */
+async function queuedFirstEmail(person: { email: string; firstName: string; company: string }) {
+  const deps = unitDeps();
+  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}} at {{company}}', template: 'Hi.', mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'Bump.' }] });
+  const lead = await created(leads.create, deps, { campaignId: c.id, ...person });
+  await campaigns.launch(deps, c.id);
+  await deps.store.update(jobKey(jobId(lead.id, 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+  return { deps, c, lead };
+}
+
 describe('a hard-deleted lead', () => {
   it('can still unsubscribe from a link it was sent: the address is suppressed by the hash that stays, and cannot come back', async () => {
     const deps = unitDeps();
@@ -27,13 +39,7 @@ describe('a hard-deleted lead', () => {
   });
 
   it('ends its queued emails, and its jobs and their rendered subjects go with it', async () => {
-    const deps = unitDeps();
-    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}} at {{company}}', template: 'Hi.', mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'Bump.' }] });
-    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'sent@client.com', firstName: 'Sam', company: 'Secretco' });
-    await campaigns.launch(deps, c.id);
-    await deps.store.update(jobKey(jobId(lead.id, 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    const { deps, lead } = await queuedFirstEmail({ email: 'sent@client.com', firstName: 'Sam', company: 'Secretco' });
     expect(await sendJob(deps, jobId(lead.id, 0))).toBe('sent');
     expect(JSON.stringify(await getJob(deps, jobId(lead.id, 0)))).toContain('Secretco');
     await leads.remove(deps, lead.id);
@@ -54,13 +60,7 @@ describe('a hard-deleted lead', () => {
 
 describe('erase', () => {
   it('racing an email on its way: the send is recorded and counted, and the row does not get the thread or the names back', async () => {
-    const deps = unitDeps();
-    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}} at {{company}}', template: 'Hi.', mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'Bump.' }] });
-    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'race@client.com', firstName: 'Rae', company: 'Racecorp' });
-    await campaigns.launch(deps, c.id);
-    await deps.store.update(jobKey(jobId(lead.id, 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    const { deps, c, lead } = await queuedFirstEmail({ email: 'race@client.com', firstName: 'Rae', company: 'Racecorp' });
     // The erase lands while the SMTP server is answering.
     const send = deps.mailer.send.bind(deps.mailer);
     deps.mailer.send = async (transport, email) => {

@@ -507,73 +507,69 @@ async function settleLates(deps: ImportDeps, importId: string, t: Totals): Promi
   return out;
 }
 
-async function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: Totals) {
-  const finishedAt = new Date(deps.wallClock.now()).toISOString();
-  if (r.intoEmpty) t = await settleLates(deps, r.importId, t);
-  const { fields, ...counts } = t;
-  const end = {
-    update: importKey(r.importId),
-    change: {
-      set: { ...counts, status: 'COMPLETED', finishedAt, leaseUntil: 0 },
-      remove: ['gsi3pk', 'gsi3sk'],
-      if: { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] },
-    },
-  } satisfies TransactOp;
-  const unlock = { delete: importLockKey(r.campaignId), if: { attr: 'importId', op: '=', value: r.importId } } satisfies TransactOp;
-  const counters = counterChanges(r.campaignId, t.imported, { [counter.status('NEW')]: t.imported }, fields);
-  try {
-    await deps.store.transact([end, unlock, ...counters]);
-  } catch (err) {
-    if (!(err instanceof TransactionFailedError) || err.failed.includes(0)) {
-      if (err instanceof TransactionFailedError) return undefined;
-      throw err;
-    }
-    // The lock was already taken over (this worker was paused past its hold): the counts still move once, with the status.
-    await deps.store.transact([end, ...counters]);
-  }
-  if (t.imported) await planIngested(deps, r.campaignId, t.imported);
-  recentlyRead.delete(r.importId);
-  await deps.blobs.delete(r.source);
-  const done = { ...r, ...counts, status: 'COMPLETED' as const, finishedAt };
-  deps.log.info('lead import completed', { importId: r.importId, campaignId: r.campaignId, received: r.received, ...counts, invalid: r.invalid });
-  return importView(done);
+function complete(deps: ImportDeps, r: ImportRecord, owner: string, t: Totals): Promise<ImportView | undefined> {
+  return finish(deps, r, owner, t, { status: 'COMPLETED' });
 }
 
 /**
  * The end of an import that cannot finish. Rows it already stored stay in
- * the campaign, and are counted, in the same transaction as the status: a
- * FAILED import never leaves rows the campaign's counts do not know.
+ * the campaign and are counted, like a completed import's: a FAILED import
+ * never leaves rows the campaign's counts do not know.
  */
 async function fail(deps: ImportDeps, r: ImportRecord, owner: string | undefined, error: string): Promise<ImportView | undefined> {
+  const stored = sumBatches(r, (await queryAll(deps.store, batchesOfImport(r.importId))).map((b) => BatchCounts.parse(b)));
+  return finish(deps, r, owner, stored, { status: 'FAILED', error });
+}
+
+/**
+ * Either end: the final counts, and the campaign's counters moved once, in
+ * the transaction that changes the status (held by `owner`, when a worker
+ * holds it). A completed import removes the campaign's lock with it; a failed
+ * one leaves it released, so the next import into the campaign looks every
+ * row up.
+ */
+async function finish(
+  deps: ImportDeps,
+  r: ImportRecord,
+  owner: string | undefined,
+  totals: Totals,
+  end: { status: 'COMPLETED' } | { status: 'FAILED'; error: string },
+): Promise<ImportView | undefined> {
   const finishedAt = new Date(deps.wallClock.now()).toISOString();
-  let t = sumBatches(r, (await queryAll(deps.store, batchesOfImport(r.importId))).map((b) => BatchCounts.parse(b)));
-  if (r.intoEmpty) t = await settleLates(deps, r.importId, t);
+  const t = r.intoEmpty ? await settleLates(deps, r.importId, totals) : totals;
   const { fields, ...counts } = t;
+  const running = { attr: 'status', op: '=' as const, value: 'RUNNING' };
+  const status: TransactOp = {
+    update: importKey(r.importId),
+    change: {
+      set: { ...counts, ...end, finishedAt, leaseUntil: 0 },
+      remove: ['gsi3pk', 'gsi3sk'],
+      if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, running] } : running,
+    },
+  };
+  const counters = counterChanges(r.campaignId, t.imported, { [counter.status('NEW')]: t.imported }, fields);
+  const lockIsMine = { attr: 'importId', op: '=' as const, value: r.importId };
+  const unlock: TransactOp[] = end.status === 'COMPLETED' ? [{ delete: importLockKey(r.campaignId), if: lockIsMine }] : [];
   try {
-    await deps.store.transact([
-      {
-        update: importKey(r.importId),
-        change: {
-          set: { ...counts, status: 'FAILED', error, finishedAt, leaseUntil: 0 },
-          remove: ['gsi3pk', 'gsi3sk'],
-          if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, { attr: 'status', op: '=', value: 'RUNNING' }] } : { attr: 'status', op: '=', value: 'RUNNING' },
-        },
-      },
-      ...counterChanges(r.campaignId, t.imported, { [counter.status('NEW')]: t.imported }, fields),
-    ]);
+    await deps.store.transact([status, ...unlock, ...counters]);
   } catch (err) {
-    if (err instanceof TransactionFailedError) return undefined;
-    throw err;
+    if (!(err instanceof TransactionFailedError)) throw err;
+    if (err.failed.includes(0) || !unlock.length) return undefined;
+    // The lock was already taken over (this worker was paused past its hold): the counts still move once, with the status.
+    await deps.store.transact([status, ...counters]);
+  }
+  if (end.status === 'FAILED') {
+    await deps.store.update(importLockKey(r.campaignId), { set: { leaseUntil: 0 }, if: lockIsMine }).catch((err) => {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    });
   }
   if (t.imported) await planIngested(deps, r.campaignId, t.imported);
-  // The lock stays, released: the next import into the campaign then looks every row up.
-  await deps.store.update(importLockKey(r.campaignId), { set: { leaseUntil: 0 }, if: { attr: 'importId', op: '=', value: r.importId } }).catch((err) => {
-    if (!(err instanceof ConditionFailedError)) throw err;
-  });
   recentlyRead.delete(r.importId);
   await deps.blobs.delete(r.source);
-  deps.log.warn('lead import failed', { importId: r.importId, campaignId: r.campaignId, error, imported: t.imported });
-  return importView({ ...r, ...counts, status: 'FAILED', error, finishedAt });
+  const logged = { importId: r.importId, campaignId: r.campaignId, received: r.received, ...counts, invalid: r.invalid };
+  if (end.status === 'COMPLETED') deps.log.info('lead import completed', logged);
+  else deps.log.warn('lead import failed', { ...logged, error: end.error });
+  return importView({ ...r, ...counts, ...end, finishedAt });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
