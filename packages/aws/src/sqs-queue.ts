@@ -48,7 +48,7 @@ export class SqsSendQueue implements SendQueue {
       if (delay > MAX_DELAY_SECONDS) {
         throw new Error(`job ${m.jobId} is due in ${delay} s of wall time; SQS delays at most ${MAX_DELAY_SECONDS} s`);
       }
-      return { jobId: m.jobId, delay };
+      return { jobId: m.jobId, delay, body: { jobId: m.jobId, ...(m.ref ? { ref: m.ref } : {}), ...(m.accepted ? { accepted: m.accepted } : {}) } };
     });
 
     const failures: EnqueueFailedError['failures'] = [];
@@ -57,7 +57,7 @@ export class SqsSendQueue implements SendQueue {
       // Entry ids only need to be unique within a request; job ids may hold characters SQS refuses there.
       const requestEntries: SendMessageBatchRequestEntry[] = batch.map((e, i) => ({
         Id: `m${i}`,
-        MessageBody: JSON.stringify({ jobId: e.jobId }),
+        MessageBody: JSON.stringify(e.body),
         DelaySeconds: e.delay,
       }));
       const out = await this.client.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: requestEntries }));

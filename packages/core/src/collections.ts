@@ -33,3 +33,22 @@ export async function eachLimited<T>(items: readonly T[], concurrency: number, w
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
+
+/**
+ * The first `limit` items, in sort-key order, of a collection spread over
+ * several partitions (sharded indexes): each partition is read up to
+ * `limit` at once and the pages are merged. Sort keys must be comparable
+ * across partitions (they are time keys).
+ */
+export async function queryShards(
+  store: Store,
+  shards: Pick<Query, 'index' | 'pk'>[],
+  q: Omit<Query, 'index' | 'pk' | 'cursor' | 'reverse'> & { limit: number },
+): Promise<Item[]> {
+  const pages = await Promise.all(shards.map((s) => store.query({ ...s, ...q })));
+  const sortKey = (i: Item) => String(i[shards[0]?.index ? `${shards[0].index}sk` : 'sk'] ?? '');
+  return pages
+    .flatMap((p) => p.items)
+    .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0))
+    .slice(0, q.limit);
+}

@@ -4,6 +4,7 @@
  * here (sending/kinds.ts says what a kind supplies).
  */
 import type { Item } from './ports/store.ts';
+import type { JobRef } from './ports/queue.ts';
 import { campaignStep } from './sending/campaign-send.ts';
 import type { JobKind } from './sending/kinds.ts';
 import { placementProbe } from './placement/probe.ts';
@@ -16,4 +17,19 @@ export function kindOf(job: Item): JobKind {
   const kind = byName.get(name);
   if (!kind) throw new Error(`The job ${String(job.id)} is of a kind this engine does not know: ${name}.`);
   return kind;
+}
+
+/** What a job's queue message carries so its send reads everything in one batch (ports/queue.ts). */
+export function refOf(job: Item): JobRef {
+  const kind = kindOf(job);
+  const ref: JobRef = {};
+  if (job.kind) ref.kind = String(job.kind);
+  if (job.mailboxId) ref.mailboxId = String(job.mailboxId);
+  for (const f of kind.refFields) if (job[f] !== undefined && job[f] !== null) ref[f] = String(job[f]);
+  return ref;
+}
+
+/** The kind a message names, before its job is read. */
+export function kindOfRef(ref: JobRef): JobKind {
+  return kindOf({ pk: '', sk: '', kind: ref.kind });
 }

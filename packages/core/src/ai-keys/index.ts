@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { openSecret, sealSecret } from '../secrets/index.ts';
+import { openSecretCached, sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { aiKeyKey } from './keys.ts';
 
@@ -40,5 +40,5 @@ export async function remove(deps: Pick<Deps, 'store'>, provider: unknown): Prom
 /** The plaintext key, for the send path's AI call only; undefined when none is stored. */
 export async function reveal(deps: Pick<Deps, 'store' | 'keys'>, provider: AiKeyProvider): Promise<string | undefined> {
   const item = await deps.store.get(aiKeyKey(provider));
-  return item ? openSecret(deps.keys, String(item.sealed), sealContext(provider)) : undefined;
+  return item ? openSecretCached(deps.keys, String(item.sealed), sealContext(provider)) : undefined;
 }

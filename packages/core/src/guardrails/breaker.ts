@@ -3,6 +3,7 @@ import { campaignKey } from '../campaign/keys.ts';
 import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
 import { queryAll } from '../collections.ts';
 import { pairDayKey, pairKey, trippedIndex, trippedPairsOf } from './breaker.keys.ts';
+import type { Item, TransactOp } from '../ports/store.ts';
 
 /** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
 export const MIN_SENDS = 20;
@@ -42,7 +43,29 @@ async function record(deps: D, campaignId: string, mailboxId: string, what: 'sen
   const { epoch, tripped } = await epochOf(deps, campaignId, mailboxId);
   const now = deps.clock.now();
   await deps.store.update(pairDayKey(campaignId, mailboxId, epoch, utcDay(now)), { add: { [what]: 1 } });
+  // A send only needs the rate looked at once the pair has bounced (sendCountOp, bouncedLately).
+  if (what === 'bounces') await deps.store.update(pairKey(campaignId, mailboxId), { set: { lastBounceAt: now } });
   if (tripped) return false;
+  return evaluate(deps, campaignId, mailboxId, epoch);
+}
+
+/**
+ * The send path's count of one send, for its record transaction: no read,
+ * the epoch comes from the pair item the send read before claiming.
+ */
+export function sendCountOp(campaignId: string, mailboxId: string, pair: Item | undefined, now: number): TransactOp {
+  return { update: pairDayKey(campaignId, mailboxId, Number(pair?.epoch ?? 0), utcDay(now)), change: { add: { sends: 1 } } };
+}
+
+/** Whether a send must look at the pair's rate: only a pair with a bounce in its window can trip (a send lowers the rate, but may reach MIN_SENDS). */
+export function bouncedLately(pair: Item | undefined, now: number): boolean {
+  return Boolean(pair && !pair.tripped && Number(pair.lastBounceAt ?? 0) > now - WINDOW_DAYS * 86_400_000);
+}
+
+/** Trips the pair when its rolling rate is over the campaign's threshold after at least MIN_SENDS sends. Returns whether it tripped it. */
+export async function evaluate(deps: D, campaignId: string, mailboxId: string, epoch?: number): Promise<boolean> {
+  epoch ??= (await epochOf(deps, campaignId, mailboxId)).epoch;
+  const now = deps.clock.now();
   const from = utcDay(now - (WINDOW_DAYS - 1) * 86_400_000);
   const days = await deps.store.query({
     pk: pairKey(campaignId, mailboxId).pk,
@@ -70,7 +93,7 @@ export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Pro
   for (const pair of pairs) {
     await deps.store.update(pairKey(campaignId, String(pair.mailboxId)), {
       set: { tripped: false, epoch: Number(pair.epoch ?? 0) + 1 },
-      remove: ['gsi2pk', 'gsi2sk'],
+      remove: ['gsi2pk', 'gsi2sk', 'lastBounceAt'],
     });
   }
 }

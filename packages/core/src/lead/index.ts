@@ -244,7 +244,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
 async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
   for (let step = 0; step <= 3; step++) {
     const key = jobKey(jobId(leadId, step));
-    if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject'] });
+    if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject', 'aiBody'] });
   }
 }
 

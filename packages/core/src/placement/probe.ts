@@ -3,7 +3,7 @@ import { renderCopy } from '../copy/placeholders.ts';
 import { seedSubject, unsubscribeUrl } from '../guardrails/unsubscribe.ts';
 import type { Item } from '../ports/store.ts';
 import { seedKey } from '../seed/keys.ts';
-import * as suppression from '../suppression/index.ts';
+import type { Reads } from '../sending/send-reads.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import { move } from '../sending/jobs.ts';
 import type { JobControl, SendOutcome, SendPlan } from '../sending/send-plan.ts';
@@ -41,18 +41,20 @@ export async function composeProbe(
  * its seed inbox. Its outcome is written on the probe's job only: no
  * campaign counts it, no lead moves, no breaker sees it.
  */
-export async function planProbeSend(deps: Deps, job: Item, ctl: JobControl): Promise<SendPlan | SendOutcome> {
-  const [run, seed] = await Promise.all([deps.store.get(runKey(String(job.runId))), deps.store.get(seedKey(String(job.seedId)))]);
+export async function planProbeSend(deps: Deps, job: Item, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
+  const run = read.get(runKey(String(job.runId)));
+  const seed = read.get(seedKey(String(job.seedId)));
   if (!run) return ctl.cancel('placement run removed');
   if (!seed) return ctl.cancel('seed inbox removed');
   if (seed.unsubscribedAt) return ctl.cancel('The seed inbox unsubscribed from samples: delete it and add it again to sample it.');
-  // Before a mailbox slot is booked for it; the send path looks again just before SMTP.
-  if (await suppression.isSuppressed(deps, String(seed.email))) return ctl.cancel('address suppressed');
+  // A suppressed seed address is refused by the send path's claim, before a slot is booked.
   const at = () => ({ ms: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString() });
   return {
     mailboxIds: [String(job.mailboxId)],
     pinned: true,
     to: String(seed.email),
+    // Never AI: a sample must not spend the customer's AI credits.
+    paid: false,
     // A seed is the customer's own inbox, not a lead: there is no sequence to stop.
     onSuppressed: async () => {},
     compose: (mailbox, domain) => composeProbe(deps, { copy: run.copy as ProbeCopy, seed, mailbox, domain }),
@@ -84,7 +86,13 @@ export const placementProbe: JobKind = {
   name: PROBE_KIND,
   // A placement sample waits in the same queue: it has a seed, not a campaign and a lead.
   label: 'placement',
+  refFields: ['runId', 'seedId'],
+  reads: (ref) => [runKey(String(ref.runId)), seedKey(String(ref.seedId))],
   plan: planProbeSend,
+  settleSent: async (deps, job) => {
+    const t = deps.clock.now();
+    await move(deps, job, 'SENT', { set: { sentAt: new Date(t).toISOString(), sentAtMs: t } });
+  },
   // Never sent again either: the read of its seed inbox tells whether it arrived.
   settleUnknown: (deps, job) =>
     move(deps, job, 'FAILED', {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
-import { claimedJobs, dueJobs, queueCounterKey, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
+import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey, stateCounter, timeKey } from '../sending/keys.ts';
+import { queryShards } from '../collections.ts';
 import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
 import type { Item } from '../ports/store.ts';
@@ -13,21 +14,24 @@ const JOBS_SHOWN = 50;
 export const PauseInput = z.strictObject({ paused: z.boolean({ error: 'must be true or false' }) });
 
 /**
- * GET /v1/queue/status. Counts come from the state counters and one COUNT
- * query on the due index: waiting = due now (queued or about to be),
- * delayed = planned for later (or held by a paused campaign), active =
- * being sent, completed = sent, failed = failed for good.
+ * GET /v1/queue/status. Counts come from the kept state counters (summed
+ * over their shards) and one COUNT per due-index shard of the jobs due now:
+ * waiting = due now (queued or about to be), delayed = planned for later (or
+ * held by a paused campaign), active = being sent, completed = sent, failed
+ * = failed for good. The COUNT reads only the index keys of jobs already
+ * due, which a running queue keeps few.
  */
 export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   const now = deps.clock.now();
-  const [counters, isPaused, waiting, active, upcoming] = await Promise.all([
-    deps.store.get(queueCounterKey),
+  const [counters, isPaused, dueNow, active, upcoming] = await Promise.all([
+    deps.store.batchGet(queueCounterKeys()),
     queuePaused(deps),
-    deps.store.count({ ...dueJobs(), skBetween: [timeKey(0), `${timeKey(now)}~`] }),
-    deps.store.query({ ...claimedJobs(), limit: JOBS_SHOWN }),
-    deps.store.query({ ...dueJobs(), limit: JOBS_SHOWN }),
+    Promise.all(dueJobs().map((q) => deps.store.count({ ...q, skBetween: [timeKey(0), `${timeKey(now)}~`] }))),
+    queryShards(deps.store, claimedJobs(), { limit: JOBS_SHOWN }),
+    queryShards(deps.store, dueJobs(), { limit: JOBS_SHOWN }),
   ]);
-  const n = (state: string) => Math.max(0, Number(counters?.[stateCounter(state)] ?? 0));
+  const n = (state: string) => Math.max(0, counters.reduce((sum, c) => sum + Number(c[stateCounter(state)] ?? 0), 0));
+  const waiting = dueNow.reduce((a, b) => a + b, 0);
   const pending = n('SCHEDULED') + n('QUEUED') + n('PARKED');
   const job = (j: Record<string, unknown>, state: 'waiting' | 'active' | 'delayed') => ({
     id: j.id,
@@ -42,8 +46,8 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
     lastError: j.lastError ?? null,
   });
   const jobs = [
-    ...active.items.map((j) => job(j, 'active')),
-    ...upcoming.items.map((j) => job(j, Number(j.dueAt) <= now ? 'waiting' : 'delayed')),
+    ...active.map((j) => job(j, 'active')),
+    ...upcoming.map((j) => job(j, Number(j.dueAt) <= now ? 'waiting' : 'delayed')),
   ].slice(0, JOBS_SHOWN);
   return {
     counts: {

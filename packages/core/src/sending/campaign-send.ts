@@ -3,6 +3,8 @@ import { TransactionFailedError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
+import { pairKey } from '../guardrails/breaker.keys.ts';
+import type { Reads } from './send-reads.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
@@ -28,44 +30,54 @@ function candidates(job: Item, campaign: Item, lead: Item): string[] {
 
 /**
  * A campaign step for one lead: sent only while the campaign is ACTIVE and
- * the lead is not stopped, erased or deleted (re-read now, so a reply or an
- * erase while queued wins); a first email rotates over the campaign's
- * mailboxes, a follow-up goes from the mailbox its thread started in.
+ * the lead is not stopped, erased or deleted (read in the send's batch; the
+ * claim and the start of SMTP hold the lead's state and the suppression list
+ * as conditions, so a reply, erase or unsubscribe while queued wins); a first
+ * email rotates over the campaign's mailboxes, a follow-up goes from the
+ * mailbox its thread started in.
  */
-export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): Promise<SendPlan | SendOutcome> {
-  const campaign = await deps.store.get(campaignKey(String(job.campaignId)));
+export async function planCampaignSend(deps: Deps, job: Item, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
+  const campaign = read.get(campaignKey(String(job.campaignId)));
   if (!campaign || campaign.status === 'ARCHIVED') return ctl.cancel('campaign archived');
   if (campaign.status !== 'ACTIVE') return ctl.park();
 
-  const lead = await deps.store.get(leadKey(String(job.leadId)));
+  const lead = read.get(leadKey(String(job.leadId)));
   if (!lead) return ctl.cancel('lead deleted');
   if (lead.erased || FINAL.has(String(lead.status))) return ctl.cancel(`lead ${String(lead.status).toLowerCase()}`);
-  // Before anything that could end or hold the sequence another way: a suppressed address stops the lead everywhere.
-  if (await suppression.isSuppressed(deps, String(lead.email))) {
+
+  // A job that is not going now looks at the suppression list first: a suppressed address ends the lead
+  // everywhere rather than wait or end another way. (A job that goes has it checked in its claim.)
+  const unlessSuppressed = async (outcome: () => Promise<SendOutcome>): Promise<SendOutcome> => {
+    if (!(await suppression.isSuppressed(deps, String(lead.email)))) return outcome();
     await suppressEverywhere(deps, String(lead.email));
     return ctl.cancel('address suppressed');
-  }
-
+  };
   const step = Number(job.step);
-  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
+  const steps = (campaign.steps as { body?: string; aiRewrite?: boolean }[] | undefined) ?? [];
   if (step > 0 && !(steps[step - 1]?.body ?? '').trim()) {
     // The follow-up was removed or emptied after launch: the sequence ends here instead of sending a bare footer.
-    await transition(deps, lead, 'COMPLETED');
-    return ctl.cancel('follow-up removed from the campaign');
+    return unlessSuppressed(async () => {
+      await transition(deps, lead, 'COMPLETED');
+      return ctl.cancel('follow-up removed from the campaign');
+    });
   }
   const mailboxIds = candidates(job, campaign, lead);
   // A first email waits for the campaign to have a mailbox again; a follow-up has no other mailbox to go from.
-  if (!mailboxIds.length) return step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox');
+  if (!mailboxIds.length) {
+    return unlessSuppressed(() => (step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox')));
+  }
   // Checked before any paid AI call.
   if (step === 0 && (!String(campaign.template ?? '').trim() || !String(campaign.subject ?? '').trim())) {
-    return ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.');
+    return unlessSuppressed(() => ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.'));
   }
+  const aiBody = typeof job.aiBody === 'string' ? job.aiBody : undefined;
 
   return {
     mailboxIds,
     pinned: step > 0,
     to: String(lead.email),
     breakerCampaignId: String(campaign.id),
+    paid: Boolean(campaign.aiProvider) && !aiBody && (step === 0 || Boolean(steps[step - 1]?.aiRewrite)),
     // Read again in the write that starts SMTP: a reply, bounce or stop that landed while the copy was written wins.
     guard: {
       key: leadKey(String(lead.id)),
@@ -73,9 +85,18 @@ export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): 
       reason: 'the lead replied, bounced or was stopped before the send',
     },
     onSuppressed: () => suppressEverywhere(deps, String(lead.email)),
-    compose: (mailbox, domain) => composeEmail(deps, { campaign, lead, mailbox, domain, step }),
+    compose: (mailbox, domain) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody }),
     recordSent: (held, mailbox, composed) =>
-      recordSent(deps, { job: held, campaign, lead, mailbox, subject: composed.subject, messageId: composed.email.messageId, aiGenerated: composed.aiGenerated }),
+      recordSent(deps, {
+        job: held,
+        campaign,
+        lead,
+        mailbox,
+        subject: composed.subject,
+        messageId: composed.email.messageId,
+        aiGenerated: composed.aiGenerated,
+        pair: read.get(pairKey(String(campaign.id), String(mailbox.id))),
+      }),
     async recordBounce(held, mailbox, lastError) {
       // A 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: new Date(deps.clock.now()).toISOString() } });
@@ -98,65 +119,83 @@ export async function planCampaignSend(deps: Deps, job: Item, ctl: JobControl): 
   };
 }
 
+/** Lead statuses a send moves on from (the others are final: the claim's guard refused them). */
+const MOVES_ON = new Set(['NEW', 'CONTACTED']);
+
 /**
  * The record right after SMTP said yes, in one transaction: the job is SENT,
- * the campaign counts it, the lead is pinned to the mailbox with the thread
- * to reply in, and the next step is planned waitDays later.
+ * the campaign counts it (and the lead's status move), the lead is pinned to
+ * the mailbox with the thread to reply in and moves to CONTACTED (or
+ * COMPLETED after the last step), the breaker counts the send, and the next
+ * step is planned waitDays later. A lead that replied or was stopped since
+ * the claim keeps its status; an erased or deleted one gets nothing back.
  */
 export async function recordSent(
   deps: Deps,
-  s: { job: Item; campaign: Item; lead: Item; mailbox: Item; subject: string; messageId: string; aiGenerated: boolean },
+  s: { job: Item; campaign: Item; lead: Item; mailbox: Item; subject: string; messageId: string; aiGenerated: boolean; pair?: Item },
 ): Promise<void> {
   const now = deps.clock.now();
   const step = Number(s.job.step);
   const steps = (s.campaign.steps as { waitDays: number }[] | undefined) ?? [];
-  const thread = (s.lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
   const next = steps[step];
   const sentAt = new Date(now).toISOString();
-  const counted: TransactOp[] = [
-    {
-      update: campaignKey(String(s.campaign.id)),
-      change: { add: { [counter.sent]: 1 }, set: { lastActivityAt: sentAt } },
-    },
+  const campaignId = String(s.campaign.id);
+  const mailboxId = String(s.mailbox.id);
+  const sent = moveOps(s.job, 'SENT', { set: { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, remove: ['aiBody'] });
+  const counted = (statusMove: Record<string, number>): TransactOp[] => [
+    { update: campaignKey(campaignId), change: { add: { [counter.sent]: 1, ...statusMove }, set: { lastActivityAt: sentAt } } },
     // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
-    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId: String(s.campaign.id), mailboxId: String(s.mailbox.id) } },
+    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId, mailboxId } },
+    breaker.sendCountOp(campaignId, mailboxId, s.pair, now),
   ];
-  const ops: TransactOp[] = [
-    ...moveOps(s.job, 'SENT', { set: { sentAt, subject: s.subject, aiGenerated: s.aiGenerated } }),
-    ...counted,
-    {
-      update: leadKey(String(s.lead.id)),
-      change: {
-        set: {
-          mailboxId: s.mailbox.id,
-          gsi4pk: pinnedLeads(String(s.mailbox.id)),
-          gsi4sk: s.lead.id,
-          thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
-          stepsSent: step + 1,
-          lastSentAt: sentAt,
+  const withLead = (lead: Item): TransactOp[] => {
+    const from = String(lead.status);
+    const to = next ? 'CONTACTED' : 'COMPLETED';
+    const moves = MOVES_ON.has(from) && from !== to;
+    const thread = (lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
+    return [
+      ...sent,
+      ...counted(moves ? { [counter.status(from)]: -1, [counter.status(to)]: 1 } : {}),
+      {
+        update: leadKey(String(lead.id)),
+        change: {
+          set: {
+            mailboxId,
+            gsi4pk: pinnedLeads(mailboxId),
+            gsi4sk: lead.id,
+            thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
+            stepsSent: step + 1,
+            lastSentAt: sentAt,
+            ...(moves ? { status: to, updatedAt: sentAt } : {}),
+          },
+          // Erased or deleted while this email was on its way: the row must not get the thread (its subject holds the person's words) back.
+          // The status it moves from is the one it had, so a reply recorded meanwhile is never overwritten.
+          if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }, { attr: 'status', op: '=', value: from }] },
         },
-        // Erased or deleted while this email was on its way: the row must not get the thread (its subject holds the person's words) back.
-        if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
       },
-    },
-    ...(next
-      ? createJobOps({ leadId: String(s.lead.id), campaignId: String(s.campaign.id), step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId: String(s.mailbox.id) }, now)
-      : []),
-  ];
+      ...(next && MOVES_ON.has(from)
+        ? createJobOps({ leadId: String(lead.id), campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId }, now)
+        : []),
+    ];
+  };
   try {
-    await deps.store.transact(foldCounters(ops));
+    await deps.store.transact(foldCounters(withLead(s.lead)));
   } catch (err) {
     if (!(err instanceof TransactionFailedError)) throw err;
+    const job = await deps.store.get(jobKey(String(s.job.id)));
+    // This record went through already (a retry whose first answer was lost).
+    if (job?.state === 'SENT') return;
+    if (err.failed.includes(0)) throw err;
     const lead = await deps.store.get(leadKey(String(s.lead.id)));
-    if (lead && !lead.erased) throw err;
-    // The email went: it is recorded and counted, without its subject, and nothing follows it.
-    await deps.store.transact(foldCounters([...moveOps(s.job, 'SENT', { set: { sentAt, aiGenerated: s.aiGenerated } }), ...counted]));
-    await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
-    return;
+    if (lead && !lead.erased) {
+      // It replied or was stopped since the claim: recorded as sent, its status kept, nothing more planned.
+      await deps.store.transact(foldCounters(withLead(lead)));
+    } else {
+      // The email went: it is recorded and counted, without its subject, and nothing follows it.
+      await deps.store.transact(foldCounters([...moveOps(s.job, 'SENT', { set: { sentAt, aiGenerated: s.aiGenerated }, remove: ['aiBody'] }), ...counted({})]));
+    }
   }
-  // Bookkeeping that may lag without harm: a status move (conditional, counted) and the breaker's send count.
-  await transition(deps, { ...s.lead, status: s.lead.status }, next ? 'CONTACTED' : 'COMPLETED');
-  await breaker.recordSend(deps, String(s.campaign.id), String(s.mailbox.id));
+  if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
 }
 
 /** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP (password or OAuth). */
@@ -192,12 +231,7 @@ async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise
   try {
     const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
     if (found) {
-      const campaign = await deps.store.get(campaignKey(String(job.campaignId)));
-      const lead = await deps.store.get(leadKey(String(job.leadId)));
-      if (!campaign || !lead) {
-        return move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), lastError: 'found in the Sent folder' } });
-      }
-      await recordSent(deps, { job, campaign, lead, mailbox, subject: String(job.subject ?? ''), messageId: String(job.messageId), aiGenerated: Boolean(job.aiGenerated) });
+      await settleSent(deps, job, 'found in the Sent folder');
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;
     }
@@ -210,4 +244,40 @@ async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise
   }
 }
 
-export const campaignStep: JobKind = { name: 'campaign', label: 'campaign', plan: planCampaignSend, settleUnknown };
+/** A claimed step known to have gone (the Sent folder has it, or its acceptance was queued): recorded from what the claim stored. */
+async function settleSent(deps: Deps, job: Item, note?: string): Promise<void> {
+  const read = await deps.store.batchGet([
+    campaignKey(String(job.campaignId)),
+    leadKey(String(job.leadId)),
+    mailboxKey(String(job.mailboxId)),
+    pairKey(String(job.campaignId), String(job.mailboxId)),
+  ]);
+  const find = (k: { pk: string; sk: string }) => read.find((i) => i.pk === k.pk && i.sk === k.sk);
+  const c = find(campaignKey(String(job.campaignId)));
+  const l = find(leadKey(String(job.leadId)));
+  const m = find(mailboxKey(String(job.mailboxId)));
+  if (!c || !l || !m) {
+    await move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), ...(note ? { lastError: note } : {}) }, remove: ['aiBody'] });
+    return;
+  }
+  await recordSent(deps, {
+    job,
+    campaign: c,
+    lead: l,
+    mailbox: m,
+    subject: String(job.subject ?? ''),
+    messageId: String(job.messageId),
+    aiGenerated: Boolean(job.aiGenerated),
+    pair: find(pairKey(String(job.campaignId), String(job.mailboxId))),
+  });
+}
+
+export const campaignStep: JobKind = {
+  name: 'campaign',
+  label: 'campaign',
+  refFields: ['campaignId', 'leadId'],
+  reads: (ref) => [campaignKey(String(ref.campaignId)), leadKey(String(ref.leadId))],
+  plan: planCampaignSend,
+  settleUnknown,
+  settleSent: (deps, job) => settleSent(deps, job),
+};

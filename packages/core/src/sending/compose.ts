@@ -21,6 +21,8 @@ export interface Composed {
   aiGenerated: boolean;
   /** The subject as sent; the first email's becomes the thread's subject. */
   subject: string;
+  /** The body the AI wrote, kept with the job so a retry never pays the provider again. */
+  aiBody?: string;
 }
 
 /** The values placeholders read: the lead's fields, its custom fields (as `x` and `customFields.x`), and the sender's name. */
@@ -75,16 +77,21 @@ async function aiText(
  */
 export async function composeEmail(
   deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log' | 'config' | 'random'>,
-  input: { campaign: Item; lead: Item; mailbox: Item; domain: Item; step: number },
+  input: { campaign: Item; lead: Item; mailbox: Item; domain: Item; step: number; aiBody?: string },
 ): Promise<Composed> {
   const { campaign, lead, mailbox, domain, step } = input;
+  // Written by the AI for an earlier try of this job: used as it is.
+  const kept = input.aiBody?.trim() ? input.aiBody : undefined;
   const values = placeholderValues(lead, mailbox);
   const steps = (campaign.steps as { body?: string; aiRewrite?: boolean }[] | undefined) ?? [];
   const thread = (lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
 
   let body: string;
   let aiGenerated = false;
-  if (step === 0) {
+  if (kept) {
+    body = kept;
+    aiGenerated = true;
+  } else if (step === 0) {
     const ai = await aiText(deps, campaign, values, undefined);
     body = ai ?? renderCopy(String(campaign.template ?? ''), values, undefined, deps.random).text;
     aiGenerated = ai !== undefined;
@@ -112,7 +119,7 @@ export async function composeEmail(
     aiDisclosure: aiGenerated && isEuRecipient({ email: String(lead.email), customFields: lead.customFields as Record<string, unknown> }),
     thread: step > 0 ? thread.messageIds : undefined,
   });
-  return { aiGenerated, subject, email };
+  return { aiGenerated, subject, email, ...(aiGenerated ? { aiBody: body } : {}) };
 }
 
 /**

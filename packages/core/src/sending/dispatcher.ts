@@ -1,11 +1,11 @@
 import type { Deps } from '../deps.ts';
-import { queryAll } from '../collections.ts';
+import { queryAll, queryShards } from '../collections.ts';
 import type { Item } from '../ports/store.ts';
 import { move } from './jobs.ts';
 import { campaignsPlanning, claimedJobs, dueJobs, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
 import { queuePaused } from './sender.ts';
-import { kindOf } from '../job-kinds.ts';
+import { kindOf, refOf } from '../job-kinds.ts';
 
 /** SQS holds a message at most 15 minutes (wall clock); later jobs stay in the table. */
 export const SQS_MAX_DELAY_MS = 900_000;
@@ -42,11 +42,11 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   const wallNow = deps.wallClock.now();
   // SQS's limit is wall-clock time; in engine time it is TIME_SCALE times longer.
   const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
-  const page = await deps.store.query({ ...dueJobs(), skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
+  const due = await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
 
   const toQueue: Item[] = [];
   let recovered = 0;
-  for (const job of page.items) {
+  for (const job of due) {
     if (job.state === 'SCHEDULED') {
       if (await move(deps, job, 'QUEUED', { set: { queuedAt: wallNow } })) toQueue.push(job);
     } else if (job.state === 'QUEUED' && (opts.requeueAll || wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS)) {
@@ -64,7 +64,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
     }
   }
   if (toQueue.length) {
-    await deps.queue.enqueue(toQueue.map((j) => ({ jobId: String(j.id), delayMs: Math.max(0, Number(j.dueAt) - now) })));
+    await deps.queue.enqueue(toQueue.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
   }
   return { queued: toQueue.length - recovered, recovered, settled };
 }
@@ -79,9 +79,9 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number> {
   // At a local start-up the process that held every claim is gone: all of them are dead.
   const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
-  const stale = await deps.store.query({ ...claimedJobs(), skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
+  const stale = await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
   let settled = 0;
-  for (const job of stale.items) {
+  for (const job of stale) {
     if (!job.smtpStartedAt) {
       // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
       const again = await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId', 'claimId'] }, [], [

@@ -69,7 +69,7 @@ export function createJobOps(j: NewJob | Item, now: number): TransactOp[] {
   const item = 'pk' in j ? j : jobItem(j, now);
   return [
     { put: item, if: { itemExists: false } },
-    { update: queueCounterKey, change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
+    { update: queueCounterKey(String(item.id)), change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
   ];
 }
 
@@ -104,7 +104,7 @@ export function moveOps(
   else remove.push('gsi3pk', 'gsi3sk');
   const update: Update = { set, remove, if: { and: [{ attr: 'state', op: '=', value: from }, ...also] } };
   const ops: TransactOp[] = [{ update: jobKey(String(job.id)), change: update }];
-  if (from !== to) ops.push({ update: queueCounterKey, change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
+  if (from !== to) ops.push({ update: queueCounterKey(String(job.id)), change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
   return ops;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IndexQuery, Key } from '../ports/store.ts';
 
 /**
@@ -11,17 +12,30 @@ export const jobKey = (id: string): Key => ({ pk: `JOB#${id}`, sk: 'JOB' });
 /** Time as a fixed-width string, so index sort keys order by time. */
 export const timeKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
+/**
+ * Install-wide job bookkeeping (the state counters, the due and claimed
+ * indexes) is spread over this many partitions, chosen by the job's id, so
+ * no single item or index partition is written by every send: concurrent
+ * sends from different mailboxes never wait on one another's counter.
+ * Readers ask every shard (and the unsharded partition older installations wrote).
+ */
+export const JOB_SHARDS = 8;
+export const shardOf = (id: string): number => createHash('sha1').update(id).digest()[0]! % JOB_SHARDS;
+const SHARDS = Array.from({ length: JOB_SHARDS }, (_, i) => i);
+
 /** gsi1: jobs waiting for the dispatcher (SCHEDULED or QUEUED), by due time. */
-export const DUE = 'JOBS#DUE';
-export const dueIndex = (id: string, dueAt: number) => ({ gsi1pk: DUE, gsi1sk: `${timeKey(dueAt)}#${id}` });
+const DUE = 'JOBS#DUE';
+export const dueIndex = (id: string, dueAt: number) => ({ gsi1pk: `${DUE}#${shardOf(id)}`, gsi1sk: `${timeKey(dueAt)}#${id}` });
 /** gsi2: every job of a campaign (unparking on resume, cancelling). */
 export const campaignJobs = (campaignId: string) => `CAMPAIGN#${campaignId}#JOBS`;
 /** gsi3: jobs being sent right now, by claim time (crash recovery). */
-export const CLAIMED = 'JOBS#CLAIMED';
-export const claimedIndex = (id: string, claimedWallAt: number) => ({ gsi3pk: CLAIMED, gsi3sk: `${timeKey(claimedWallAt)}#${id}` });
+const CLAIMED = 'JOBS#CLAIMED';
+export const claimedIndex = (id: string, claimedWallAt: number) => ({ gsi3pk: `${CLAIMED}#${shardOf(id)}`, gsi3sk: `${timeKey(claimedWallAt)}#${id}` });
 
-/** Job counts by state, for the queue status without counting rows. */
-export const queueCounterKey: Key = { pk: 'COUNTER', sk: 'QUEUE' };
+/** Job counts by state, for the queue status without counting rows: one item per shard, summed by the reader. */
+export const queueCounterKey = (id: string): Key => ({ pk: 'COUNTER', sk: `QUEUE#${shardOf(id)}` });
+/** Every counter item, the unsharded one of older installations included. */
+export const queueCounterKeys = (): Key[] => [{ pk: 'COUNTER', sk: 'QUEUE' }, ...SHARDS.map((s) => ({ pk: 'COUNTER', sk: `QUEUE#${s}` }))];
 export const stateCounter = (state: string) => `jobs#${state}`;
 
 /** The install-wide queue switch (POST /v1/queue/pause). */
@@ -33,8 +47,12 @@ export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAIL
 /** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
 export const PLANNING = 'CAMPAIGNS#PLANNING';
 
-/** Access patterns: jobs waiting for the dispatcher, by due time; jobs being sent, by claim time; a campaign's jobs; campaigns still being planned. */
-export const dueJobs = (): IndexQuery => ({ index: 'gsi1', pk: DUE });
-export const claimedJobs = (): IndexQuery => ({ index: 'gsi3', pk: CLAIMED });
+/**
+ * Access patterns: jobs waiting for the dispatcher, by due time, and jobs
+ * being sent, by claim time (one query per shard: see queryShards); a
+ * campaign's jobs; campaigns still being planned.
+ */
+export const dueJobs = (): IndexQuery[] => [{ index: 'gsi1', pk: DUE }, ...SHARDS.map((s) => ({ index: 'gsi1' as const, pk: `${DUE}#${s}` }))];
+export const claimedJobs = (): IndexQuery[] => [{ index: 'gsi3', pk: CLAIMED }, ...SHARDS.map((s) => ({ index: 'gsi3' as const, pk: `${CLAIMED}#${s}` }))];
 export const jobsOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: campaignJobs(campaignId) });
 export const campaignsPlanning = (): IndexQuery => ({ index: 'gsi3', pk: PLANNING });

@@ -27,6 +27,8 @@ export interface SendPlan {
   pinned: boolean;
   /** The recipient: the send path refuses it just before SMTP while suppressed (guardrail 3); the planner has refused it already if it was suppressed before. */
   to: string;
+  /** Composing it costs a paid AI call (the send then checks suppression and its time budget before composing). */
+  paid: boolean;
   /** The campaign whose bounce breaker guards each (campaign, mailbox) pair; none for a sample. */
   breakerCampaignId?: string;
   /**

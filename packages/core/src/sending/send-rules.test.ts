@@ -18,7 +18,9 @@ import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { getJob } from './jobs.ts';
 import { jobId, jobKey } from './keys.ts';
-import { RETRY_MINUTES, sendJob } from './sender.ts';
+import { HandBack, MAX_SEND_ERRORS, RETRY_MINUTES, SMTP_BUDGET_MS, sendJob } from './sender.ts';
+import { refOf } from '../job-kinds.ts';
+import * as aiKeys from '../ai-keys/index.ts';
 
 const MINUTE = 60_000;
 
@@ -156,6 +158,137 @@ describe('the one send path, in memory', () => {
     expect(await sendJob(deps, id)).toBe('rescheduled');
     expect(await deps.store.get(mailboxKey(String(box.id)))).toMatchObject({ status: 'ERROR', lastError: 'The mailbox has no password to sign in with.' });
     expect(deps.mailer.sent).toHaveLength(0);
+  });
+});
+
+describe('the cost and bounds of a send, in memory', () => {
+  const requests = (deps: UnitDeps) => Object.values(deps.store.requests).reduce((a, b) => a + b, 0);
+
+  it('sends with at most 4 store requests and no KMS call once the mailbox secret is open', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['a@client.com', 'b@client.com'], { steps: [{ waitDays: 2, body: 'Bumping this.' }] });
+    const [a, b] = ids.map((l) => jobId(l, 0));
+    // A first send opens the mailbox's password (KMS) and learns the mailbox's domain.
+    await queue(deps, a!);
+    expect(await sendJob(deps, a!, { ref: refOf((await getJob(deps, a!))!) })).toBe('sent');
+    deps.clock.advance(11 * MINUTE);
+    await queue(deps, b!);
+    const ref = refOf((await getJob(deps, b!))!);
+    deps.store.reset();
+    const kmsBefore = deps.keys.calls;
+    expect(await sendJob(deps, b!, { ref })).toBe('sent');
+    // One batch read, the claim, the start of SMTP (with the lead's guard), the record (with the follow-up planned in it).
+    expect(deps.store.requests).toMatchObject({ batchGet: 1, transact: 3, update: 0, get: 0, query: 0, put: 0 });
+    expect(requests(deps)).toBe(4);
+    expect(deps.keys.calls).toBe(kmsBefore);
+    expect(await getJob(deps, jobId(ids[1]!, 1))).toMatchObject({ state: 'SCHEDULED', mailboxId: ref.mailboxId });
+    expect((await deps.store.get(leadKey(ids[1]!)))!.status).toBe('CONTACTED');
+  });
+
+  it('hands a job back untouched when the caller has too little time left', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['a@client.com']);
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    const before = await getJob(deps, id);
+    deps.store.reset();
+    await expect(sendJob(deps, id, { timeLeft: () => SMTP_BUDGET_MS - 1 })).rejects.toBeInstanceOf(HandBack);
+    expect(deps.store.requests).toMatchObject({ transact: 0, update: 0, put: 0 });
+    expect(await getJob(deps, id)).toEqual(before);
+    expect(deps.mailer.sent).toHaveLength(0);
+    expect(await sendJob(deps, id, { timeLeft: () => SMTP_BUDGET_MS + 1 })).toBe('sent');
+  });
+
+  it('records a send as SENT when the store fails right after the SMTP answer', async () => {
+    const deps = unitDeps();
+    const { ids, campaignId } = await launched(deps, ['a@client.com']);
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    const transact = deps.store.transact.bind(deps.store);
+    let failures = 2;
+    deps.store.transact = async (ops) => {
+      if (deps.mailer.sent.length && failures > 0 && ops.some((op) => 'update' in op && op.change.set?.state === 'SENT')) {
+        failures--;
+        throw new Error('the store is unreachable');
+      }
+      return transact(ops);
+    };
+    expect(await sendJob(deps, id)).toBe('sent');
+    expect(failures).toBe(0);
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SENT' });
+    expect((await campaigns.get(deps, campaignId)).sentCount).toBe(1);
+  });
+
+  it('queues the acceptance when the store stays down after the SMTP answer, and records it as SENT from the queue', async () => {
+    const deps = unitDeps();
+    const { ids, campaignId } = await launched(deps, ['a@client.com']);
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    const transact = deps.store.transact.bind(deps.store);
+    let down = true;
+    deps.store.transact = async (ops) => {
+      if (down && ops.some((op) => 'update' in op && op.change.set?.state === 'SENT')) throw new Error('the store is unreachable');
+      return transact(ops);
+    };
+    expect(await sendJob(deps, id)).toBe('sent');
+    expect((await getJob(deps, id))!.state).toBe('CLAIMED');
+    const note = deps.queued.find((m) => m.jobId === id && m.accepted)!;
+    expect(note).toBeDefined();
+    down = false;
+    expect(await sendJob(deps, id, { accepted: note.accepted })).toBe('sent');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SENT' });
+    expect((await campaigns.get(deps, campaignId)).sentCount).toBe(1);
+    // The note again (a redelivery) changes nothing.
+    expect(await sendJob(deps, id, { accepted: note.accepted })).toBe('ignored');
+    expect(deps.mailer.sent).toHaveLength(1);
+  });
+
+  it('fails a job whose send keeps throwing after a bounded number of tries, with the reason', async () => {
+    const deps = unitDeps();
+    const { ids, box } = await launched(deps, ['a@client.com']);
+    // A password sealed under another context: it can never be opened.
+    const other = await deps.store.get(mailboxKey(String(box.id)));
+    await deps.store.update(mailboxKey(String(box.id)), { set: { sealedPassword: String(other!.sealedPassword).replace(/\.[^.]+$/, '.AAAA') } });
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    for (let i = 1; i < MAX_SEND_ERRORS; i++) {
+      await expect(sendJob(deps, id)).rejects.toThrow();
+      expect(await getJob(deps, id)).toMatchObject({ state: 'QUEUED', sendErrors: i });
+    }
+    await expect(sendJob(deps, id)).rejects.toThrow();
+    const job = (await getJob(deps, id))!;
+    expect(job.state).toBe('FAILED');
+    expect(String(job.lastError)).toMatch(new RegExp(`^gave up after ${MAX_SEND_ERRORS} failed tries: `));
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
+  it('keeps AI copy with the job: a retry after a lost slot does not call the provider again', async () => {
+    let calls = 0;
+    const deps = unitDeps({ ai: { write: async () => `Written for you, call ${++calls}.` } });
+    await aiKeys.put(deps, 'openai', { apiKey: 'sk-test-1234567890' });
+    const { ids, box, campaignId } = await launched(deps, ['a@client.com']);
+    await campaigns.update(deps, campaignId, { aiProvider: 'OPENAI' });
+    const id = jobId(ids[0]!, 0);
+    await queue(deps, id);
+    // Another sender books the mailbox's slot between this send's read and its claim.
+    const transact = deps.store.transact.bind(deps.store);
+    let raced = false;
+    deps.store.transact = async (ops) => {
+      if (!raced && ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) {
+        raced = true;
+        await deps.store.update(mailboxKey(String(box.id)), { set: { nextSlotAt: deps.clock.now() + MINUTE } });
+      }
+      return transact(ops);
+    };
+    expect(await sendJob(deps, id)).toBe('rescheduled');
+    expect(calls).toBe(1);
+    expect((await getJob(deps, id))!.aiBody).toBe('Written for you, call 1.');
+    deps.clock.advance(2 * MINUTE);
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('sent');
+    expect(calls).toBe(1);
+    expect(deps.mailer.sent[0]!.email.text).toContain('Written for you, call 1.');
+    expect((await getJob(deps, id))!.aiBody).toBeUndefined();
   });
 });
 
