@@ -258,7 +258,7 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect(Number((await state(box.id))!.retryAfter)).toBeGreaterThan(Date.now() + 50_000);
   });
 
-  it('a reply recorded after a follow-up was claimed, before SMTP starts, still stops it', async () => {
+  it('a reply recorded while a follow-up was being written, before its claim, still stops it', async () => {
     const box = await readMailbox('guardco.com', 'gil');
     const { ids } = await launchWith(box.id, ['eli@client.com']);
     await firstTo('eli@client.com');
@@ -266,16 +266,16 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     const job = await eventually(async () => getJob(engine.deps, id), 10_000, 'the follow-up planned');
     // Due now and queued (recently, so the dispatcher leaves it to this test's own send).
     await engine.deps.store.update({ pk: job.pk, sk: job.sk }, { set: { state: 'QUEUED', dueAt: 0, queuedAt: Date.now() } });
-    // The reply lands in the narrowest window: right after this send claimed the job.
+    // The reply lands in the narrowest window: after this send read the lead, right before its claim.
     const store = engine.deps.store;
     const racing = new Proxy(store, {
       get(target, prop) {
         if (prop === 'transact') {
           return async (ops: Parameters<Store['transact']>[0]) => {
-            await target.transact(ops);
             if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) {
               await transition(engine.deps, (await target.get(leadKey(ids['eli@client.com']!)))!, 'REPLIED');
             }
+            await target.transact(ops);
           };
         }
         const value = Reflect.get(target, prop) as unknown;

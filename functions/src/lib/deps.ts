@@ -24,6 +24,10 @@ import { oauthClient } from '@outbound/mail/oauth-client';
 import { imapReader } from '@outbound/mail/sent-folder';
 import { z } from 'zod';
 
+/** Wait per SMTP phase, and per AI attempt (two attempts): see the sender's budgets. */
+export const SMTP_PHASE_TIMEOUT_MS = 10_000;
+export const AI_TIMEOUT_MS = 15_000;
+
 /** What differs between AWS and the local runtime: where the table, the keys and the queue are, and the clocks. */
 export interface Platform {
   store: Store;
@@ -56,9 +60,11 @@ export function buildDeps(p: Platform): Deps {
     log: p.log,
     config: p.config,
     signIn: signInChecker(p.config.dnsServers),
-    mailer: smtpMailer({ resolver, log: p.log }),
+    // Each SMTP phase (connect, greeting, every command) waits 10 s at most; the AI writes in 15 s, tried twice:
+    // a send fits the sender's budgets (sending/sender.ts: 40 s for SMTP, 35 s for AI) inside the Lambda's 90 s.
+    mailer: smtpMailer({ resolver, log: p.log, timeoutMs: SMTP_PHASE_TIMEOUT_MS }),
     mailReader: imapReader({ resolver }),
-    ai: aiWriter({ openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl }),
+    ai: aiWriter({ openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl, timeoutMs: AI_TIMEOUT_MS, maxRetries: 1 }),
     oauth: oauthClient({ now: () => p.wallClock.now() }),
     random: p.random ?? Math.random,
     dns: dnsResolver({ servers: p.config.dnsServers }),

@@ -5,8 +5,10 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
+import type { IndexName, Store } from '@outbound/core/ports/store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
-import { scaledClock, systemClock, type Clock } from '@outbound/core/ports/clock';
+import { systemClock, type Clock } from '@outbound/core/ports/clock';
+import { engineClock } from './clock.ts';
 import type { Deps } from '@outbound/core/deps';
 import { createLogger, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
@@ -21,6 +23,29 @@ import { startSqsLocal } from './sqs-local.ts';
 import { startQueueConsumer } from './queue-consumer.ts';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { localBlobs } from './local-blobs.ts';
+
+/**
+ * DynamoDB Local answers the first request of each kind in a few hundred
+ * milliseconds (its JVM loads and compiles the code path), later ones in a
+ * few: each kind the send path and the dispatcher use is made a few times
+ * before the engine answers, on an item of its own that is removed after.
+ */
+async function warmStore(store: Store): Promise<void> {
+  const key = { pk: 'LOCAL#WARMUP', sk: 'WARMUP' };
+  const indexes: IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
+  for (let round = 0; round < 3; round++) {
+    await Promise.all([...indexes.map((index) => store.query({ index, pk: key.pk, limit: 1 })), store.query({ pk: key.pk, limit: 1 }), store.batchGet([key]), store.get(key)]);
+    await store.transact([{ update: key, change: { add: { n: 1 } } }, { check: { pk: key.pk, sk: 'ABSENT' }, if: { itemExists: false } }]);
+    await store.update(key, { add: { n: 1 }, if: { itemExists: true } });
+  }
+  await store.delete(key);
+}
+
+/**
+ * Sender invocations at once, as Lambda scales the queue's consumer out (the
+ * stack caps it with reserved concurrency). Each takes a batch of up to 10.
+ */
+const SENDER_CONCURRENCY = 4;
 
 const waitUntil = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 20));
@@ -120,7 +145,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       store: new DynamoStore(dynamoClient, tableName),
       keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
       queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
-      clock: opts.clock ?? scaledClock(timeScale, wallClock),
+      clock: opts.clock ?? (await engineClock(inMemory ? 'memory' : dataDir, timeScale, wallClock)),
       wallClock,
       log,
       config: {
@@ -136,6 +161,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       random: opts.random,
     });
     cleanups.push(() => deps.mailer.close());
+    // A table on disk may hold work a killed run left: the store is warm before the engine answers, so that work resumes at once.
+    if (!inMemory) await warmStore(deps.store);
 
     if (opts.admin) {
       const { created } = await users.upsert(deps, opts.admin);
@@ -178,7 +205,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     if (opts.sending !== false) {
       const consumerFn = Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === 'send')![0] as FunctionName;
       const sender = (await load(consumerFn)) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
-      const consumer = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.send!, handler: sender, log, waitSeconds: 1 });
+      const consumer = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.send!, handler: sender, log, waitSeconds: 1, concurrency: SENDER_CONCURRENCY });
       cleanups.push(() => consumer.stop());
 
       const scheduled = Object.entries(schedules).map(([name, s]) => {

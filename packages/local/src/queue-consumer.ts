@@ -27,6 +27,8 @@ export interface QueueConsumerOptions {
   waitSeconds?: number;
   /** Name reported in the Lambda context. Default: the queue's name. */
   functionName?: string;
+  /** Invocations at once, as Lambda runs several for a busy queue. Default 1. */
+  concurrency?: number;
   log: Logger;
 }
 
@@ -101,7 +103,8 @@ export function startQueueConsumer(opts: QueueConsumerOptions): QueueConsumer {
     await remove(client, queueUrl, done, log);
   }
 
-  const running = run().catch((err: unknown) => log.error('queue consumer stopped unexpectedly', { queueUrl, err }));
+  const pollers = Math.max(1, Math.trunc(opts.concurrency ?? 1));
+  const running = Promise.all(Array.from({ length: pollers }, () => run().catch((err: unknown) => log.error('queue consumer stopped unexpectedly', { queueUrl, err }))));
 
   return {
     async stop() {

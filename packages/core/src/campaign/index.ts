@@ -14,6 +14,7 @@ import { allCampaigns, campaignCollection, campaignKey, counter, FIELD_PREFIX, f
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { startCampaign } from '../sending/planning.ts';
+import { PLANNING } from '../sending/keys.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
@@ -173,7 +174,8 @@ function progress(item: Item) {
   const by = Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), Number(item[counter.status(s)] ?? 0)]));
   const total = Number(item[counter.leads] ?? 0);
   const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + Number(item[counter.status(s)] ?? 0), 0);
-  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0 };
+  // A launch plans its first chunk at once and the dispatcher the rest: `planning` until every lead has its first email planned.
+  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0, planned: Number(item.planned ?? 0), planning: item.gsi3pk === PLANNING };
 }
 
 /** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */

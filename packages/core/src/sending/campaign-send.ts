@@ -85,7 +85,7 @@ export async function planCampaignSend(deps: Deps, job: Item, read: Reads, ctl: 
       reason: 'the lead replied, bounced or was stopped before the send',
     },
     onSuppressed: () => suppressEverywhere(deps, String(lead.email)),
-    compose: (mailbox, domain) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody }),
+    compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody }),
     recordSent: (held, mailbox, composed) =>
       recordSent(deps, {
         job: held,

@@ -1,7 +1,8 @@
 import type { Deps } from '../deps.ts';
-import { queryAll, queryShards } from '../collections.ts';
+import { eachLimited, queryAll, queryShards } from '../collections.ts';
+import { ConditionFailedError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
-import { move } from './jobs.ts';
+import { applyGroups, move, moveOps } from './jobs.ts';
 import { campaignsPlanning, claimedJobs, dueJobs, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
 import { queuePaused } from './sender.ts';
@@ -15,6 +16,10 @@ export const DISPATCH_BATCH = 500;
 export const QUEUED_STALE_MS = 30 * 60_000;
 /** A claim this old (wall clock) belongs to a sender that died mid-send. */
 export const CLAIM_STALE_MS = 10 * 60_000;
+
+/** Dead claims are looked for at most this often (wall clock) by one process; a Lambda tick is a minute apart anyway. */
+const SETTLE_EVERY_MS = 15_000;
+const lastSettled = new WeakMap<object, number>();
 
 export interface DispatchOptions {
   /**
@@ -46,27 +51,55 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 
   const toQueue: Item[] = [];
   let recovered = 0;
-  for (const job of due) {
-    if (job.state === 'SCHEDULED') {
-      if (await move(deps, job, 'QUEUED', { set: { queuedAt: wallNow } })) toQueue.push(job);
-    } else if (job.state === 'QUEUED' && (opts.requeueAll || wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS)) {
-      // Conditional on the old queuedAt: one dispatcher re-queues it.
-      try {
-        await deps.store.update(
-          { pk: job.pk, sk: job.sk },
-          { set: { queuedAt: wallNow }, if: { and: [{ attr: 'state', op: '=', value: 'QUEUED' }, { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 }] } },
-        );
-        toQueue.push(job);
-        recovered++;
-      } catch (err) {
-        if ((err as Error).name !== 'ConditionFailedError') throw err;
-      }
+  // SCHEDULED → QUEUED, conditionally, many jobs to a write.
+  const scheduled = due.filter((j) => j.state === 'SCHEDULED');
+  const moved = await applyGroups(deps, scheduled.map((job) => moveOps(job, 'QUEUED', { set: { queuedAt: wallNow } })));
+  toQueue.push(...scheduled.filter((_, i) => moved[i]));
+  const queued = due.filter((job) => job.state === 'QUEUED');
+  if (opts.requeueAll) {
+    // A local start-up: the queue kept nothing and this is the only dispatcher, so every queued job gets a message
+    // again without a write (a second message for one job is harmless: its claim is conditional).
+    toQueue.push(...queued);
+    recovered += queued.length;
+  }
+  const lost = opts.requeueAll ? [] : queued.filter((job) => wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS);
+  await eachLimited(lost, 16, async (job) => {
+    // Conditional on the old queuedAt: one dispatcher re-queues it.
+    try {
+      await deps.store.update(
+        { pk: job.pk, sk: job.sk },
+        { set: { queuedAt: wallNow }, if: { and: [{ attr: 'state', op: '=', value: 'QUEUED' }, { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 }] } },
+      );
+      toQueue.push(job);
+      recovered++;
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
     }
-  }
-  if (toQueue.length) {
-    await deps.queue.enqueue(toQueue.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
-  }
+  });
+  const enqueue = (jobs: Item[]) => deps.queue.enqueue(jobs.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
+  if (toQueue.length) await enqueue(toQueue);
+  if (opts.requeueAll && due.length === DISPATCH_BATCH) recovered += await requeueRest(deps, new Set(toQueue.map((j) => String(j.id))), enqueue);
   return { queued: toQueue.length - recovered, recovered, settled };
+}
+
+/**
+ * A local start-up with more queued jobs than one tick takes: every other
+ * queued job gets its message again too, page by page, instead of waiting
+ * for the stale-message rule (30 minutes).
+ */
+async function requeueRest(deps: Deps, done: Set<string>, enqueue: (jobs: Item[]) => Promise<void>): Promise<number> {
+  let requeued = 0;
+  for (const shard of dueJobs()) {
+    let cursor: string | undefined;
+    do {
+      const page = await deps.store.query({ ...shard, limit: DISPATCH_BATCH, cursor });
+      const lost = page.items.filter((j) => j.state === 'QUEUED' && !done.has(String(j.id)));
+      if (lost.length) await enqueue(lost);
+      requeued += lost.length;
+      cursor = page.cursor;
+    } while (cursor);
+  }
+  return requeued;
 }
 
 /**
@@ -77,11 +110,16 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
  * counted in the queue's failed.
  */
 async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number> {
+  // A claim is dead after minutes, so a dispatcher ticking several times a second (a high TIME_SCALE) looks less often.
+  const wallNow = deps.wallClock.now();
+  const last = lastSettled.get(deps.store) ?? -Infinity;
+  if (!atStartUp && wallNow - last < SETTLE_EVERY_MS) return 0;
+  lastSettled.set(deps.store, wallNow);
   // At a local start-up the process that held every claim is gone: all of them are dead.
   const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
   const stale = await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
   let settled = 0;
-  for (const job of stale) {
+  await eachLimited(stale, 8, async (job) => {
     if (!job.smtpStartedAt) {
       // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
       const again = await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId', 'claimId'] }, [], [
@@ -89,10 +127,10 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
         { attr: 'claimId', op: '=', value: job.claimId ?? '' },
       ]);
       if (again) settled++;
-      continue;
+      return;
     }
     if (await kindOf(job).settleUnknown(deps, job)) settled++;
-  }
+  });
   return settled;
 }
 

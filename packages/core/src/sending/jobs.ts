@@ -153,6 +153,43 @@ export function foldCounters(ops: TransactOp[]): TransactOp[] {
   return out;
 }
 
+/** Jobs written together in one transaction (each with its own condition; the counters fold into one update per shard). */
+const GROUPED = 40;
+
+/**
+ * Applies the writes of many jobs (each group: one job's conditional write
+ * and its counter) in few transactions, GROUPED jobs to a request. A
+ * transaction refused because one job's condition failed is applied job by
+ * job instead, so the others still go. Returns, per group, whether it was
+ * applied (false: its condition failed, another writer was first).
+ */
+export async function applyGroups(deps: Pick<Deps, 'store'>, groups: TransactOp[][]): Promise<boolean[]> {
+  const applied: boolean[] = new Array(groups.length).fill(false);
+  const one = async (i: number) => {
+    try {
+      await deps.store.transact(groups[i]!);
+      applied[i] = true;
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
+  };
+  for (let start = 0; start < groups.length; start += GROUPED) {
+    const chunk = groups.slice(start, start + GROUPED);
+    if (chunk.length === 1) {
+      await one(start);
+      continue;
+    }
+    try {
+      await deps.store.transact(foldCounters(chunk.flat()));
+      chunk.forEach((_, j) => (applied[start + j] = true));
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      for (let j = 0; j < chunk.length; j++) await one(start + j);
+    }
+  }
+  return applied;
+}
+
 /** Jobs not yet started: a stop or a hold may still change them. */
 const OPEN = new Set(['SCHEDULED', 'QUEUED', 'PARKED']);
 /** A lead's jobs are keyed by its id and step (0 to 3), so they are read in one batch without an index. */

@@ -4,7 +4,7 @@ import type { Item } from '../ports/store.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
-import { createJob, move } from './jobs.ts';
+import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
 import { jobsOfCampaign, PLANNING } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
 import { dailyCapOf } from '../mailbox/entity.ts';
@@ -48,16 +48,13 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   const offset = Number(campaign.planOffset ?? 0);
   const slot = await firstEmailPlan(deps, campaign, offset);
   const now = deps.clock.now();
-  let planned = 0;
   const fresh = page.items.filter((l) => l.status === 'NEW');
-  for (let i = 0; i < fresh.length; i += 16) {
-    await Promise.all(
-      fresh.slice(i, i + 16).map(async (lead, j) => {
-        const { dueAt, mailboxId } = slot(i + j);
-        if (await createJob(deps, { leadId: String(lead.id), campaignId, step: 0, dueAt, mailboxId }, now)) planned++;
-      }),
-    );
-  }
+  // Many jobs to a write; a job planned already (a second planning) is refused by its own condition.
+  const made = await applyGroups(
+    deps,
+    fresh.map((lead, i) => createJobOps({ leadId: String(lead.id), campaignId, step: 0, ...slot(i) }, now)),
+  );
+  const planned = made.filter(Boolean).length;
   const more = Boolean(page.cursor);
   await deps.store.update(campaignKey(campaignId), {
     set: more ? { planCursor: page.cursor } : { planCursor: null },
@@ -78,8 +75,10 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   for (const job of jobs.filter((j) => j.state === 'PARKED')) {
     await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(Number(job.dueAt), now) } });
   }
-  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0, gsi3pk: PLANNING, gsi3sk: campaignId } });
-  await planChunk(deps, campaignId);
+  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: ['gsi3pk', 'gsi3sk'] });
+  // The first chunk now, before the dispatcher can see the campaign: two planners of one chunk would only
+  // get in each other's way. The rest, a chunk a tick, by the dispatcher.
+  if (await planChunk(deps, campaignId)) await deps.store.update(campaignKey(campaignId), { set: { gsi3pk: PLANNING, gsi3sk: campaignId } });
 }
 
 /**

@@ -39,8 +39,8 @@ export interface SendPlan {
   guard?: { key: Key; if: Condition; reason: string };
   /** What else stops when the recipient turns out to be suppressed. */
   onSuppressed(): Promise<void>;
-  /** The email, from the chosen mailbox. Throws GuardrailError when a guardrail refuses it. */
-  compose(mailbox: Item, domain: Item): Promise<Composed>;
+  /** The email, from the chosen mailbox (with AI copy written for an earlier try, when there is some). Throws GuardrailError when a guardrail refuses it. */
+  compose(mailbox: Item, domain: Item, aiBody?: string): Promise<Composed>;
   /** Written the moment SMTP said yes. */
   recordSent(held: Item, mailbox: Item, composed: Composed): Promise<void>;
   /** A 5xx at RCPT or DATA: the recipient's server refused it. */

@@ -19,6 +19,9 @@ const id = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
 /** Items read in a batch, by key; `asked` tells a missing item from one never asked for. */
 export class Reads {
+  /** Engine time of the first read: the day whose send count is read (the claim counts in the day it is made). */
+  constructor(readonly at: number) {}
+
   private readonly items = new Map<string, Item>();
   private readonly askedFor = new Set<string>();
 
@@ -28,6 +31,16 @@ export class Reads {
 
   asked(key: Key): boolean {
     return this.askedFor.has(id(key));
+  }
+
+  /** Reads these keys again (they may have changed), with any not read yet, in one batch. */
+  async again(deps: Pick<Deps, 'store'>, keys: Key[]): Promise<this> {
+    for (const k of keys) {
+      this.askedFor.delete(id(k));
+      this.items.delete(id(k));
+    }
+    await this.fetch(deps, keys);
+    return this;
   }
 
   /** Reads the keys not read yet, in one batch (none when all were). */

@@ -20,6 +20,10 @@ import { getJob } from './jobs.ts';
 import { jobId, jobKey } from './keys.ts';
 import { HandBack, MAX_SEND_ERRORS, RETRY_MINUTES, SMTP_BUDGET_MS, sendJob } from './sender.ts';
 import { refOf } from '../job-kinds.ts';
+import { PLAN_CHUNK } from './planning.ts';
+import { dispatch } from './dispatcher.ts';
+import { queryAll } from '../collections.ts';
+import { jobsOfCampaign } from './keys.ts';
 import * as aiKeys from '../ai-keys/index.ts';
 
 const MINUTE = 60_000;
@@ -130,7 +134,7 @@ describe('the one send path, in memory', () => {
     expect((await deps.store.get(leadKey(ids[0]!)))!.status).toBe('SUPPRESSED');
   });
 
-  it('a reply recorded after the claim, before SMTP, cancels the follow-up in the same write that would start SMTP', async () => {
+  it('a reply recorded while the follow-up was being written, before its claim, cancels it in the claim', async () => {
     const deps = unitDeps();
     const { ids } = await launched(deps, ['ann@client.com'], { steps: [{ waitDays: 1, body: 'Bumping this.' }] });
     const first = jobId(ids[0]!, 0);
@@ -139,11 +143,11 @@ describe('the one send path, in memory', () => {
     deps.clock.advance(2 * 24 * 60 * MINUTE);
     const followUp = jobId(ids[0]!, 1);
     await queue(deps, followUp);
-    // The reply lands right after the claim.
+    // The reply lands in the narrowest window: after the send read the lead, right before its claim.
     const transact = deps.store.transact.bind(deps.store);
     deps.store.transact = async (ops) => {
-      await transact(ops);
       if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) await transition(deps, (await deps.store.get(leadKey(ids[0]!)))!, 'REPLIED');
+      await transact(ops);
     };
     expect(await sendJob(deps, followUp)).toBe('cancelled');
     expect(deps.mailer.sent).toHaveLength(1);
@@ -177,8 +181,8 @@ describe('the cost and bounds of a send, in memory', () => {
     deps.store.reset();
     const kmsBefore = deps.keys.calls;
     expect(await sendJob(deps, b!, { ref })).toBe('sent');
-    // One batch read, the claim, the start of SMTP (with the lead's guard), the record (with the follow-up planned in it).
-    expect(deps.store.requests).toMatchObject({ batchGet: 1, transact: 3, update: 0, get: 0, query: 0, put: 0 });
+    // One batch read, the claim (with the lead's guard), the start of SMTP, the record (with the follow-up planned in it).
+    expect(deps.store.requests).toMatchObject({ batchGet: 1, transact: 2, update: 1, get: 0, query: 0, put: 0 });
     expect(requests(deps)).toBe(4);
     expect(deps.keys.calls).toBe(kmsBefore);
     expect(await getJob(deps, jobId(ids[1]!, 1))).toMatchObject({ state: 'SCHEDULED', mailboxId: ref.mailboxId });
@@ -315,6 +319,27 @@ describe('the bounce breaker, in memory', () => {
     for (let i = 0; i < 40; i++) await breaker.recordSend(deps, campaignId, String(box.id));
     await breaker.recordBounce(deps, campaignId, String(box.id));
     expect(await breaker.recordBounce(deps, campaignId, String(box.id))).toBe(false);
+  });
+});
+
+describe('a launch at scale, in memory', () => {
+  it('answers after planning one chunk, shows the planning in progress, and the dispatcher plans the rest', async () => {
+    const deps = unitDeps();
+    const emails = Array.from({ length: PLAN_CHUNK * 2 + 100 }, (_, i) => `l${i}@client.com`);
+    const { campaignId } = await launched(deps, [], {});
+    await campaigns.setStatus(deps, campaignId, 'PAUSED');
+    for (const email of emails) await leads.create(deps, { campaignId, email });
+    deps.store.reset();
+    await campaigns.launch(deps, campaignId);
+    // One chunk planned, 40 jobs to a write: the launch does not grow with the campaign.
+    expect(deps.store.requests.transact).toBeLessThanOrEqual(Math.ceil(PLAN_CHUNK / 40));
+    const progress = async () => (await campaigns.list(deps)).find((c) => (c as { id?: unknown }).id === campaignId)!.progress;
+    expect(await progress()).toMatchObject({ total: emails.length, planned: PLAN_CHUNK, planning: true });
+    await dispatch(deps);
+    await dispatch(deps);
+    expect(await progress()).toMatchObject({ planned: emails.length, planning: false });
+    const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
+    expect(jobs.filter((j) => Number(j.step) === 0)).toHaveLength(emails.length);
   });
 });
 

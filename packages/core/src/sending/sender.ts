@@ -37,6 +37,9 @@ export const MAX_SEND_ERRORS = 5;
  */
 export const AI_BUDGET_MS = 35_000;
 export const SMTP_BUDGET_MS = 40_000;
+/** A mailbox slot this close (wall ms) is waited for in the sender, up to SHORT_WAITS times. */
+const SHORT_WAIT_MS = 1_000;
+const SHORT_WAITS = 3;
 
 export async function queuePaused(deps: Pick<Deps, 'store'>): Promise<boolean> {
   return Boolean((await deps.store.get(queueSwitchKey))?.paused);
@@ -81,8 +84,15 @@ export class HandBack extends Error {
  */
 export async function sendJob(deps: Deps, id: string, opts: SendOptions = {}): Promise<SendOutcome> {
   if (opts.accepted) return settleAccepted(deps, id, opts.accepted);
+  // Jobs planned for one mailbox take turns in this process: a second one reads after the first has
+  // booked the slot, instead of both reading it free and one losing the claim.
+  const planned = opts.ref?.mailboxId;
+  return planned ? inTurn(deps, `plan:${planned}`, () => sendOne(deps, id, opts)) : sendOne(deps, id, opts);
+}
+
+async function sendOne(deps: Deps, id: string, opts: SendOptions): Promise<SendOutcome> {
   const now = deps.clock.now();
-  const read = new Reads();
+  const read = new Reads(now);
   const hinted = opts.ref ? kindOfRef(opts.ref) : undefined;
   await read.fetch(deps, firstReads(deps, id, opts.ref, hinted ? hinted.reads(opts.ref!) : [], now));
   const job = read.get(jobKey(id));
@@ -95,17 +105,20 @@ export async function sendJob(deps: Deps, id: string, opts: SendOptions = {}): P
   }
 }
 
-async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, now: number): Promise<SendOutcome> {
+async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, at: number): Promise<SendOutcome> {
+  let now = at;
   const id = String(job.id);
   const kind = kindOf(job);
   const ref = refOf(job);
   // A message without ids (queued by an older version) or with stale ones: what is missing, in one more batch.
-  await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, now, ref.campaignId) : [])]);
+  await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId) : [])]);
 
+  // AI copy is kept with the job, whatever happens next: a retry never pays the provider twice.
+  let keep: { aiBody?: string } = {};
   const ctl: JobControl = {
     now,
     reschedule: async (dueAt, lastError) =>
-      (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now), ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
+      (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now), ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
     cancel: async (reason) => ((await move(deps, job, 'CANCELLED', { set: { reason } })) ? 'cancelled' : 'ignored'),
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
@@ -124,130 +137,196 @@ async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, n
     return ctl.cancel('address suppressed');
   };
   const unlessSuppressed = async (outcome: () => Promise<SendOutcome>) => ((await suppressedNow()) ? endSuppressed() : outcome());
-  const chosen = await chooseMailbox(deps, plan, read, now);
-  if ('cancel' in chosen) return ctl.cancel(chosen.cancel);
-  if ('waitUntil' in chosen) return unlessSuppressed(() => ctl.reschedule(chosen.waitUntil));
-  const { mailbox } = chosen;
 
-  const domain = read.get(domainKey(String(mailbox.domainId)));
-  // A cheap guardrail check before any paid AI call; wrapEmail enforces it again on the email it builds.
-  if (!domain || !String(domain.mailingAddress ?? '').trim()) {
-    return unlessSuppressed(() => ctl.reschedule(now + HOUR, 'The sending domain has no mailing address: the email was not sent.'));
-  }
-  const budget = (plan.paid ? AI_BUDGET_MS : 0) + SMTP_BUDGET_MS;
-  if (opts.timeLeft && opts.timeLeft() < budget) throw new HandBack();
-  if (plan.paid && (await suppressedNow())) return endSuppressed();
-  let composed: Composed;
-  try {
-    composed = await plan.compose(mailbox, domain);
-  } catch (err) {
-    if (!(err instanceof GuardrailError)) throw err;
-    // Refused, not failed: once the address or the link is fixed, the job goes out.
-    deps.log.warn('send refused by a guardrail', { jobId: id, rule: err.rule });
-    return ctl.reschedule(now + HOUR, err.message);
-  }
-  // AI copy is kept with the job, whatever happens next: a retry never pays the provider twice.
-  const keep = composed.aiGenerated && composed.aiBody ? { aiBody: composed.aiBody } : {};
-  const later = async (dueAt: number, lastError?: string) =>
-    (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now), ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored';
+  let composed: Composed | undefined;
+  let composedFor = '';
+  for (let round = 0; ; round++) {
+    const chosen = await chooseSoon(deps, plan, read, opts);
+    now = deps.clock.now();
+    if ('cancel' in chosen) return ctl.cancel(chosen.cancel);
+    if ('waitUntil' in chosen) return unlessSuppressed(() => ctl.reschedule(chosen.waitUntil));
+    const { mailbox } = chosen;
 
-  let transport: MailboxTransport;
-  try {
-    transport = await smtpTransport(deps, mailbox);
-  } catch (err) {
-    if (!(err instanceof MailboxAccessError)) throw err;
-    // The mailbox cannot sign in (no password, a revoked OAuth grant): it shows ERROR until its owner fixes it.
-    await deps.store.update(mailboxKey(String(mailbox.id)), { set: { status: 'ERROR', lastError: err.message } });
-    return later(now, err.message);
-  }
-  if (opts.timeLeft && opts.timeLeft() < SMTP_BUDGET_MS) throw new HandBack();
-
-  // The claim: one write holding every rule that must still be true, so two senders never both send,
-  // and a slot, a cap or an unsubscribe that changed since the read wins.
-  const claimId = randomUUID();
-  const claimAt = deps.clock.now();
-  const day = utcDay(now);
-  const hash = await addressHash(deps, plan.to);
-  const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId: mailbox.id, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...keep },
-    wallNow: deps.wallClock.now(),
-  });
-  const [JOB, SLOT, CAP, SUPPRESSED, BREAKER] = [0, claim.length, claim.length + 1, claim.length + 2, claim.length + 3];
-  const claimOps: TransactOp[] = [
-    ...claim,
-    {
-      update: mailboxKey(String(mailbox.id)),
-      // The gap runs from the claim, right before SMTP, not from the read: composing may have taken a while.
-      change: {
-        set: { nextSlotAt: Math.floor(claimAt + (CADENCE_FLOOR_SECONDS + deps.random() * JITTER_SECONDS) * 1000), lastSendStartedAt: claimAt },
-        if: { and: [{ itemExists: true }, { or: [{ attr: 'nextSlotAt', exists: false }, { attr: 'nextSlotAt', op: '<=', value: claimAt }] }] },
-      },
-    },
-    {
-      update: dailyCapKey(String(mailbox.id), day),
-      change: { add: { count: 1 }, if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: dailyCapOf(mailbox) }] } },
-    },
-    // The guardrail every send passes, whatever its planner checked: an unsubscribe that landed meanwhile wins.
-    { check: suppressionKey(hash), if: { itemExists: false } },
-    ...(plan.breakerCampaignId
-      ? [{ check: pairKey(plan.breakerCampaignId, String(mailbox.id)), if: { or: [{ attr: 'tripped', exists: false }, { attr: 'tripped', op: '=' as const, value: false }] } }]
-      : []),
-  ];
-  try {
-    await deps.store.transact(claimOps);
-  } catch (err) {
-    if (!(err instanceof TransactionFailedError)) throw err;
-    if (err.failed.includes(JOB)) return 'ignored';
-    if (err.failed.includes(SUPPRESSED)) return endSuppressed();
-    if (err.failed.includes(BREAKER)) return later(now);
-    if (err.failed.includes(CAP)) return later(nextUtcDay(now));
-    if (err.failed.includes(SLOT)) {
-      const fresh = await deps.store.get(mailboxKey(String(mailbox.id)));
-      return later(Number(fresh?.nextSlotAt ?? now));
+    const domain = read.get(domainKey(String(mailbox.domainId)));
+    // A cheap guardrail check before any paid AI call; wrapEmail enforces it again on the email it builds.
+    if (!domain || !String(domain.mailingAddress ?? '').trim()) {
+      return unlessSuppressed(() => ctl.reschedule(now + HOUR, 'The sending domain has no mailing address: the email was not sent.'));
     }
-    throw err;
-  }
-  // Attempts count SMTP tries only; losing a slot race is not a try.
-  const attempts = Number(job.attempts ?? 0) + 1;
-  const held: Item = { ...job, state: 'CLAIMED', attempts, claimId, ...keep };
-
-  // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
-  // The plan's guard is checked in the same write: a reply or bounce read while the copy was written wins.
-  const started: TransactOp = {
-    update: jobKey(id),
-    change: {
-      set: { smtpStartedAt: deps.wallClock.now(), attempts },
-      if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
-    },
-  };
-  try {
-    if (plan.guard) await deps.store.transact([started, { check: plan.guard.key, if: plan.guard.if }]);
-    else await deps.store.update(started.update, started.change);
-  } catch (err) {
-    if (!(err instanceof ConditionFailedError)) throw err;
-    await refundDailySend(deps, String(mailbox.id), day);
-    if (err instanceof TransactionFailedError && err.failed.includes(1) && !err.failed.includes(0)) {
-      await move(deps, held, 'CANCELLED', { set: { reason: plan.guard!.reason } });
-      return 'cancelled';
+    const paid = plan.paid && !keep.aiBody;
+    if (opts.timeLeft && opts.timeLeft() < (paid ? AI_BUDGET_MS : 0) + SMTP_BUDGET_MS) throw new HandBack();
+    if (paid && (await suppressedNow())) return endSuppressed();
+    if (!composed || composedFor !== String(mailbox.id)) {
+      try {
+        composed = await plan.compose(mailbox, domain, keep.aiBody);
+        composedFor = String(mailbox.id);
+      } catch (err) {
+        if (!(err instanceof GuardrailError)) throw err;
+        // Refused, not failed: once the address or the link is fixed, the job goes out.
+        deps.log.warn('send refused by a guardrail', { jobId: id, rule: err.rule });
+        return ctl.reschedule(now + HOUR, err.message);
+      }
+      if (composed.aiGenerated && composed.aiBody) keep = { aiBody: composed.aiBody };
     }
-    return 'ignored';
-  }
 
-  const result = await deps.mailer.send(transport, composed.email);
-  if (result.ok) {
-    await recordAccepted(deps, () => plan.recordSent(held, mailbox, composed), held);
-    return 'sent';
+    let transport: MailboxTransport;
+    try {
+      transport = await smtpTransport(deps, mailbox);
+    } catch (err) {
+      if (!(err instanceof MailboxAccessError)) throw err;
+      // The mailbox cannot sign in (no password, a revoked OAuth grant): it shows ERROR until its owner fixes it.
+      await deps.store.update(mailboxKey(String(mailbox.id)), { set: { status: 'ERROR', lastError: err.message } });
+      return ctl.reschedule(now, err.message);
+    }
+    if (opts.timeLeft && opts.timeLeft() < SMTP_BUDGET_MS) throw new HandBack();
+
+    const claim = await claimFor(deps, { job, plan, mailbox, composed, keep });
+    if (claim === 'lost') return 'ignored';
+    if (claim === 'guard') return ctl.cancel(plan.guard!.reason);
+    if (claim === 'suppressed') return endSuppressed();
+    if (claim === 'breaker') return ctl.reschedule(now);
+    if (claim === 'cap') return ctl.reschedule(nextUtcDay(now));
+    if (claim === 'slot') {
+      // Another send took the mailbox's slot since the read: look again (another mailbox, or a short wait).
+      await read.again(deps, mailboxReads(deps, String(mailbox.id), read.at, plan.breakerCampaignId));
+      if (round < SHORT_WAITS) continue;
+      return ctl.reschedule(Number(read.get(mailboxKey(String(mailbox.id)))?.nextSlotAt ?? now));
+    }
+    return startAndSend(deps, { job, plan, mailbox, composed, transport, claim });
   }
-  return recordFailure(deps, { held, plan, mailbox, day, result });
 }
 
-type Choice = { mailbox: Item } | { waitUntil: number } | { cancel: string };
+/** How a claim ended: held (the claim's id and the day its send was counted in), or which rule refused it. */
+type Claim = { claimId: string; day: string; held: Item } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot';
 
-/** A free mailbox among the plan's, or the earliest time one will be. Mailboxes not read yet are read in one batch. */
-async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: number): Promise<Choice> {
-  await read.fetch(deps, plan.mailboxIds.flatMap((m) => mailboxReads(deps, m, now, plan.breakerCampaignId)));
+/**
+ * The claim: one write holding every rule that must still be true, so two
+ * senders never both send, and a slot, a cap, a breaker, an unsubscribe or a
+ * reply that changed since the read wins.
+ */
+async function claimFor(deps: Deps, c: { job: Item; plan: SendPlan; mailbox: Item; composed: Composed; keep: { aiBody?: string } }): Promise<Claim> {
+  const { job, plan, mailbox, composed } = c;
+  const mailboxId = String(mailbox.id);
+  const claimId = randomUUID();
+  const now = deps.clock.now();
+  const day = utcDay(now);
+  const claim = moveOps(job, 'CLAIMED', {
+    set: { mailboxId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...c.keep },
+    wallNow: deps.wallClock.now(),
+  });
+  const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = [
+    [
+      'slot',
+      {
+        update: mailboxKey(mailboxId),
+        // The gap runs from the claim, right before SMTP, not from the read: composing may have taken a while.
+        change: {
+          set: { nextSlotAt: Math.floor(now + (CADENCE_FLOOR_SECONDS + deps.random() * JITTER_SECONDS) * 1000), lastSendStartedAt: now },
+          if: { and: [{ itemExists: true }, { or: [{ attr: 'nextSlotAt', exists: false }, { attr: 'nextSlotAt', op: '<=', value: now }] }] },
+        },
+      },
+    ],
+    ['cap', { update: dailyCapKey(mailboxId, day), change: { add: { count: 1 }, if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: dailyCapOf(mailbox) }] } } }],
+    // The guardrail every send passes, whatever its planner checked: an unsubscribe that landed meanwhile wins.
+    ['suppressed', { check: suppressionKey(await addressHash(deps, plan.to)), if: { itemExists: false } }],
+  ];
+  if (plan.breakerCampaignId) {
+    rules.push(['breaker', { check: pairKey(plan.breakerCampaignId, mailboxId), if: { or: [{ attr: 'tripped', exists: false }, { attr: 'tripped', op: '=', value: false }] } }]);
+  }
+  // The planner's last condition: a reply, bounce or stop that landed while the copy was written wins.
+  if (plan.guard) rules.push(['guard', { check: plan.guard.key, if: plan.guard.if }]);
+  try {
+    await deps.store.transact([...claim, ...rules.map(([, op]) => op)]);
+  } catch (err) {
+    if (!(err instanceof TransactionFailedError)) throw err;
+    if (err.failed.includes(0)) return 'lost';
+    // The rule that refused it, in the order above (a refused guard or address first: they end the job).
+    const refused = new Set(err.failed.map((i) => rules[i - claim.length]?.[0]));
+    for (const rule of ['guard', 'suppressed', 'breaker', 'cap', 'slot'] as const) if (refused.has(rule)) return rule;
+    throw err;
+  }
+  return { claimId, day, held: { ...job, state: 'CLAIMED', claimId, ...c.keep } };
+}
+
+/** Marks the start of SMTP, sends, and records the outcome at once. */
+async function startAndSend(
+  deps: Deps,
+  s: { job: Item; plan: SendPlan; mailbox: Item; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
+): Promise<SendOutcome> {
+  const { claimId, day } = s.claim;
+  // Attempts count SMTP tries only; losing a slot race is not a try.
+  const attempts = Number(s.job.attempts ?? 0) + 1;
+  const held: Item = { ...s.claim.held, attempts };
+  // One SMTP exchange at a time per mailbox (its connection is one), and the start is marked only when this
+  // send's turn comes: a crash leaves at most one send per mailbox with an unknown outcome, the others simply due again.
+  const result = await inTurn(deps, `smtp:${String(s.mailbox.id)}`, async function markStartAndSend() {
+    // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
+    try {
+      await deps.store.update(jobKey(String(s.job.id)), {
+        set: { smtpStartedAt: deps.wallClock.now(), attempts },
+        if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
+      });
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      return undefined;
+    }
+    return deps.mailer.send(s.transport, s.composed.email);
+  });
+  if (!result) {
+    // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send.
+    await refundDailySend(deps, String(s.mailbox.id), day);
+    return 'ignored';
+  }
+  if (result.ok) {
+    await recordAccepted(deps, () => s.plan.recordSent(held, s.mailbox, s.composed), held);
+    return 'sent';
+  }
+  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, day, result });
+}
+
+/**
+ * chooseMailbox, waiting in the sender for a slot that frees within a
+ * moment of wall time (a high TIME_SCALE) rather than going to the other
+ * mailboxes or round the dispatcher and the queue, which would take longer
+ * than the wait itself. The claim checks the slot again.
+ */
+async function chooseSoon(deps: Deps, plan: SendPlan, read: Reads, opts: SendOptions): Promise<Choice> {
+  const soon = (slot: number) => {
+    const wallMs = (slot - deps.clock.now()) / deps.config.timeScale;
+    return wallMs <= SHORT_WAIT_MS && !(opts.timeLeft && opts.timeLeft() < wallMs + SMTP_BUDGET_MS) ? wallMs : undefined;
+  };
+  const chosen = await chooseMailbox(deps, plan, read, deps.clock.now(), soon);
+  if ('mailbox' in chosen && chosen.wait) await new Promise((r) => setTimeout(r, Math.ceil(chosen.wait!)));
+  return chosen;
+}
+
+const turns = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** Runs `work` after every earlier work of this turn (a mailbox's) in this process has finished (per mailer, so engines never share turns). */
+async function inTurn<T>(deps: Pick<Deps, 'mailer'>, turn: string, work: () => Promise<T>): Promise<T> {
+  let byTurn = turns.get(deps.mailer);
+  if (!byTurn) turns.set(deps.mailer, (byTurn = new Map()));
+  const before = byTurn.get(turn) ?? Promise.resolve();
+  const mine = before.then(work, work);
+  const settled = mine.catch(() => undefined);
+  byTurn.set(turn, settled);
+  void settled.then(() => {
+    if (byTurn.get(turn) === settled) byTurn.delete(turn);
+  });
+  return mine;
+}
+
+/** A mailbox to send from (after `wait` wall ms, when its slot frees in a moment), the earliest time one will be free, or why the job ends. */
+type Choice = { mailbox: Item; wait?: number } | { waitUntil: number } | { cancel: string };
+
+/**
+ * A free mailbox among the plan's, or the earliest time one will be. The
+ * first (the planned one) was read with the job; the others only when it is
+ * not free, all in one batch.
+ */
+async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: number, soon: (slot: number) => number | undefined): Promise<Choice> {
   let waitUntil = now + HOUR;
-  for (const mailboxId of plan.mailboxIds) {
+  for (const [i, mailboxId] of plan.mailboxIds.entries()) {
+    await read.fetch(deps, (i === 0 ? [mailboxId] : plan.mailboxIds.slice(i)).flatMap((m) => mailboxReads(deps, m, read.at, plan.breakerCampaignId)));
     const mailbox = read.get(mailboxKey(mailboxId));
     if (!mailbox) {
       if (plan.pinned) return { cancel: 'pinned mailbox deleted' };
@@ -256,18 +335,19 @@ async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: numbe
     rememberDomain(deps, mailbox);
     if (!canSend(mailbox)) continue;
     if (plan.breakerCampaignId && read.get(pairKey(plan.breakerCampaignId, mailboxId))?.tripped) continue;
-    if (Number(read.get(dailyCapKey(mailboxId, utcDay(now)))?.count ?? 0) >= dailyCapOf(mailbox)) {
+    if (Number(read.get(dailyCapKey(mailboxId, utcDay(read.at)))?.count ?? 0) >= dailyCapOf(mailbox)) {
       waitUntil = Math.min(waitUntil, nextUtcDay(now));
       continue;
     }
     const slot = Number(mailbox.nextSlotAt ?? 0);
-    if (slot > now) {
+    const wait = slot > now ? soon(slot) : 0;
+    if (wait === undefined) {
       waitUntil = Math.min(waitUntil, slot);
       continue;
     }
     // Its domain: read with the mailbox when this process has seen the mailbox before.
     await read.fetch(deps, [domainKey(String(mailbox.domainId))]);
-    return { mailbox };
+    return wait > 0 ? { mailbox, wait } : { mailbox };
   }
   return { waitUntil };
 }
@@ -289,7 +369,7 @@ const ACCEPTED_RETRY_MS = 5_000;
 async function recordAccepted(deps: Deps, record: () => Promise<void>, held: Item): Promise<void> {
   const jobId = String(held.id);
   for (let i = 0; i < RECORD_PAUSES_MS.length; i++) {
-    await new Promise((r) => setTimeout(r, RECORD_PAUSES_MS[i]));
+    if (i) await new Promise((r) => setTimeout(r, RECORD_PAUSES_MS[i]));
     try {
       return await record();
     } catch (err) {
