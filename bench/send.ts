@@ -63,6 +63,7 @@ function sink() {
       });
     },
   });
+  server.on('error', () => {});
   return { count, server };
 }
 

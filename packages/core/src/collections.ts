@@ -37,15 +37,16 @@ export async function eachLimited<T>(items: readonly T[], concurrency: number, w
 /**
  * The first `limit` items, in sort-key order, of a collection spread over
  * several partitions (sharded indexes): each partition is read up to
- * `limit` at once and the pages are merged. Sort keys must be comparable
+ * `limit` (or `perShard`, when a fair share will do) at once and the pages are merged. Sort keys must be comparable
  * across partitions (they are time keys).
  */
 export async function queryShards(
   store: Store,
   shards: Pick<Query, 'index' | 'pk'>[],
-  q: Omit<Query, 'index' | 'pk' | 'cursor' | 'reverse'> & { limit: number },
+  q: Omit<Query, 'index' | 'pk' | 'cursor' | 'reverse'> & { limit: number; perShard?: number },
 ): Promise<Item[]> {
-  const pages = await Promise.all(shards.map((s) => store.query({ ...s, ...q })));
+  const { perShard, ...query } = q;
+  const pages = await Promise.all(shards.map((s) => store.query({ ...s, ...query, limit: perShard ?? q.limit })));
   const sortKey = (i: Item) => String(i[shards[0]?.index ? `${shards[0].index}sk` : 'sk'] ?? '');
   return pages
     .flatMap((p) => p.items)

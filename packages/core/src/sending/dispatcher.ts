@@ -3,7 +3,7 @@ import { eachLimited, queryAll, queryShards } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { applyGroups, move, moveOps } from './jobs.ts';
-import { campaignsPlanning, claimedJobs, dueJobs, timeKey } from './keys.ts';
+import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
 import { queuePaused } from './sender.ts';
 import { kindOf, refOf } from '../job-kinds.ts';
@@ -39,15 +39,19 @@ export interface DispatchOptions {
  * 4. settles claims left by a sender that died mid-send (never resent).
  */
 export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<{ queued: number; recovered: number; settled: number }> {
+  // A local start-up: the queue kept nothing and this is the only dispatcher. Before anything else, every queued
+  // job gets its message again, without a write (a second message for one job is harmless: its claim is conditional).
+  const atStart = opts.requeueAll && !(await queuePaused(deps)) ? await requeueQueued(deps) : 0;
   for (const c of await queryAll(deps.store, campaignsPlanning())) await planChunk(deps, String(c.id));
   const settled = await settleDeadClaims(deps, Boolean(opts.requeueAll));
-  if (await queuePaused(deps)) return { queued: 0, recovered: 0, settled };
+  if (await queuePaused(deps)) return { queued: 0, recovered: atStart, settled };
 
   const now = deps.clock.now();
   const wallNow = deps.wallClock.now();
   // SQS's limit is wall-clock time; in engine time it is TIME_SCALE times longer.
   const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
-  const due = await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH });
+  // Ids spread evenly over the shards, so a fair share of each (twice it, for an uneven tick) makes the batch.
+  const due = await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS) });
 
   const toQueue: Item[] = [];
   let recovered = 0;
@@ -55,14 +59,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   const scheduled = due.filter((j) => j.state === 'SCHEDULED');
   const moved = await applyGroups(deps, scheduled.map((job) => moveOps(job, 'QUEUED', { set: { queuedAt: wallNow } })));
   toQueue.push(...scheduled.filter((_, i) => moved[i]));
-  const queued = due.filter((job) => job.state === 'QUEUED');
-  if (opts.requeueAll) {
-    // A local start-up: the queue kept nothing and this is the only dispatcher, so every queued job gets a message
-    // again without a write (a second message for one job is harmless: its claim is conditional).
-    toQueue.push(...queued);
-    recovered += queued.length;
-  }
-  const lost = opts.requeueAll ? [] : queued.filter((job) => wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS);
+  const lost = due.filter((job) => job.state === 'QUEUED' && !opts.requeueAll && wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS);
   await eachLimited(lost, 16, async (job) => {
     // Conditional on the old queuedAt: one dispatcher re-queues it.
     try {
@@ -76,29 +73,28 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
       if (!(err instanceof ConditionFailedError)) throw err;
     }
   });
-  const enqueue = (jobs: Item[]) => deps.queue.enqueue(jobs.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
-  if (toQueue.length) await enqueue(toQueue);
-  if (opts.requeueAll && due.length === DISPATCH_BATCH) recovered += await requeueRest(deps, new Set(toQueue.map((j) => String(j.id))), enqueue);
-  return { queued: toQueue.length - recovered, recovered, settled };
+  if (toQueue.length) await enqueue(deps, toQueue, now);
+  return { queued: toQueue.length - recovered, recovered: recovered + atStart, settled };
 }
 
-/**
- * A local start-up with more queued jobs than one tick takes: every other
- * queued job gets its message again too, page by page, instead of waiting
- * for the stale-message rule (30 minutes).
- */
-async function requeueRest(deps: Deps, done: Set<string>, enqueue: (jobs: Item[]) => Promise<void>): Promise<number> {
+const enqueue = (deps: Deps, jobs: Item[], now: number) =>
+  deps.queue.enqueue(jobs.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
+
+/** Every QUEUED job within SQS's horizon gets its message again, a page at a time (a local start-up). */
+async function requeueQueued(deps: Deps): Promise<number> {
+  const now = deps.clock.now();
+  const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
   let requeued = 0;
-  for (const shard of dueJobs()) {
+  await eachLimited(dueJobs(), 3, async (shard) => {
     let cursor: string | undefined;
     do {
-      const page = await deps.store.query({ ...shard, limit: DISPATCH_BATCH, cursor });
-      const lost = page.items.filter((j) => j.state === 'QUEUED' && !done.has(String(j.id)));
-      if (lost.length) await enqueue(lost);
-      requeued += lost.length;
+      const page = await deps.store.query({ ...shard, skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, cursor });
+      const queued = page.items.filter((j) => j.state === 'QUEUED');
+      if (queued.length) await enqueue(deps, queued, now);
+      requeued += queued.length;
       cursor = page.cursor;
     } while (cursor);
-  }
+  });
   return requeued;
 }
 
