@@ -71,7 +71,7 @@ describe('stacks map the manifest onto SST', () => {
 
   it('creates each queue with a dead-letter queue and a key with rotation', () => {
     const send = made.find((m) => m.kind === 'Queue' && m.name === 'Send')!;
-    expect(send.args).toEqual({ visibilityTimeout: '360 seconds', dlq: { queue: 'Queue-arn', retry: 5 } });
+    expect(send.args).toEqual({ visibilityTimeout: '540 seconds', dlq: { queue: 'Queue-arn', retry: 5 } });
     expect(made.find((m) => m.kind === 'KmsKey')!.args.enableKeyRotation).toBe(true);
   });
 });

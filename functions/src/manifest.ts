@@ -203,8 +203,10 @@ export const functions = {
   sender: {
     handler: 'queues/send.ts',
     consumes: 'send',
-    // SMTP may wait 30 s and AI 20 s; the queue's visibility timeout is six times this.
-    timeoutSeconds: 60,
+    // A send needs at most 35 s for AI and 40 s for SMTP and its writes (sending/sender.ts), and starts only
+    // when that much is left, so 90 s leaves a margin; the queue's visibility timeout is six times this.
+    // Each invocation takes up to 10 messages and sends them at once (functions/src/queues/send.ts).
+    timeoutSeconds: 90,
   },
   dispatcher: {
     handler: 'schedules/dispatch.ts',
@@ -254,7 +256,7 @@ export function findRoute(key: string): ResolvedRoute | undefined {
  * most 15 minutes; longer waits stay in the table until a dispatcher moves them).
  */
 export const queues = {
-  send: { visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  send: { visibilityTimeoutSeconds: 540, maxReceiveCount: 5 },
 } as const;
 
 export type QueueName = keyof typeof queues;
