@@ -6,7 +6,10 @@
  * - an authenticated read (GET /v1/campaigns) next to the raw DynamoDB query it does;
  * - CSV import: a 50,000-row, 10 MB file in memory and on disk, as a ratio to csv-parse plus
  *   concurrent BatchWriteItem of the same rows, with store requests per lead (bench/import.ts);
- * - sending: emails per second through the whole pipeline to a local SMTP sink at a high TIME_SCALE.
+ * - sending (bench/send.ts): emails per second through the whole pipeline to a local SMTP sink at a
+ *   high TIME_SCALE, next to raw nodemailer and to the store's own limit for the same requests, with
+ *   store and KMS requests per email counted; a launch of 100,000 leads; recovery after SIGKILL
+ *   (bench/recovery.ts). ONLY=api|send|import runs one part.
  */
 import { SMTPServer } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +17,8 @@ import { startEngine } from '@outbound/local/engine';
 import { queryAll } from '@outbound/core/collections';
 import { CAMPAIGNS } from '@outbound/core/campaign/keys';
 import { importFigures } from './import.ts';
+import { launchFigure, sendFigures } from './send.ts';
+import { recoveryFigures } from './recovery.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -50,7 +55,7 @@ async function main() {
     console.log(`login (sequential, 40):          ${(40 / ((performance.now() - t0) / 1000)).toFixed(1)} req/s; ${percentiles(logins)}`);
     const auth = { authorization: `Bearer ${token}` };
 
-    // Setup for reads and sending
+    // Setup for the reads: a campaign with 20 mailboxes (on a sink that takes any login)
     const smtpCount = { n: 0 };
     // A sink on loopback that takes any login (credentials may go in clear to loopback) and counts messages.
     const smtp = new SMTPServer({
@@ -87,30 +92,20 @@ async function main() {
     console.log(`GET /v1/campaigns (100):         ${percentiles(reads)}`);
     console.log(`  raw: its campaigns query alone ${percentiles(raw)}`);
 
-    // Sending through the whole pipeline
-    const sendN = 200;
-    const small = (await (await post('/v1/campaigns', { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds }, token)).json()) as { id: string };
-    const csv2 = 'email,first name\n' + Array.from({ length: sendN }, (_, i) => `s${i}@example.org,S${i}`).join('\n');
-    const form2 = new FormData();
-    form2.append('campaignId', small.id);
-    form2.append('file', new Blob([csv2], { type: 'text/csv' }), 's.csv');
-    await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: auth, body: form2 });
-    const start = performance.now();
-    const before = smtpCount.n;
-    await post(`/v1/campaigns/${small.id}/launch`, {}, token);
-    const deadline = Date.now() + 120_000;
-    while (smtpCount.n - before < sendN && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const sent = smtpCount.n - before;
-    console.log(`send pipeline (${sendN} leads, 20 mailboxes, TIME_SCALE 1e6): ${(sent / ((performance.now() - start) / 1000)).toFixed(1)} emails/s (${sent} sent)`);
-    await new Promise<void>((r) => smtp.close(() => r()));
   } finally {
     await engine.stop();
   }
 }
 
 async function all() {
-  await main();
-  await importFigures();
+  const only = process.env.ONLY;
+  if (!only || only === 'api') await main();
+  if (!only || only === 'send') {
+    await sendFigures();
+    await recoveryFigures();
+    await launchFigure();
+  }
+  if (!only || only === 'import') await importFigures();
 }
 
 all().catch((err) => {

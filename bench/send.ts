@@ -174,6 +174,48 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
   }
 }
 
+/** Launching a campaign of 100,000 leads (imported in two files of 50,000): how long the launch takes to answer. */
+export async function launchFigure(leads = 100_000): Promise<void> {
+  // The mailbox's sign-in is checked when it is added; nothing is sent.
+  const { server } = sink();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const smtpPort = (server.server.address() as { port: number }).port;
+  const engine = await startEngine({ port: 0, dataDir: 'memory', admin: ADMIN, rateLimits: false, sending: false, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  try {
+    const login = await fetch(engine.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const token = ((await login.json()) as { token: string }).token;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(engine.url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<Record<string, unknown> & { id: string }>;
+    };
+    const domain = await call('POST', '/v1/domains', { domainName: 'launch.com', mailingAddress: '1 Launch St' });
+    const box = await call('POST', '/v1/mailboxes', { email: 'm@launch.com', domainId: domain.id, smtpHost: '127.0.0.1', smtpPort, authPassword: 'x', dailyCap: 1000 });
+    const campaign = await call('POST', '/v1/campaigns', { name: 'Launch', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}.', mailboxIds: [box.id] });
+    for (let file = 0; file < leads / 50_000; file++) {
+      const form = new FormData();
+      form.append('campaignId', campaign.id);
+      form.append('file', new Blob(['email,first name\n' + Array.from({ length: 50_000 }, (_, i) => `l${file}x${i}@example.org,L${i}`).join('\n')]), 'l.csv');
+      const res = await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      let job = (await res.json()) as { importId: string; status: string };
+      while (job.status !== 'COMPLETED') {
+        if (job.status === 'FAILED') throw new Error('the import failed');
+        await new Promise((r) => setTimeout(r, 500));
+        job = (await call('GET', `/v1/leads/imports/${job.importId}`)) as unknown as typeof job;
+      }
+    }
+    const start = performance.now();
+    await call('POST', `/v1/campaigns/${campaign.id}/launch`);
+    const ms = performance.now() - start;
+    const listed = (await call('GET', '/v1/campaigns')) as unknown as { id: string; progress: { total: number; planned: number; planning: boolean } }[];
+    const progress = listed.find((c) => c.id === campaign.id)!.progress;
+    console.log(`launch of a ${progress.total}-lead campaign: answered in ${ms.toFixed(0)} ms with ${progress.planned} planned; planning goes on in the background (planning: ${progress.planning})`);
+  } finally {
+    await engine.stop();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   sendFigures().catch((err) => {
     console.error(err);
