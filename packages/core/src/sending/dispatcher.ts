@@ -32,7 +32,7 @@ export interface DispatchOptions {
 /**
  * One dispatcher tick (the EventBridge schedule; a timer locally):
  * 1. plans the next chunk of each launching campaign;
- * 2. queues every job due within SQS's 15-minute horizon, each with its
+ * 2. queues every job due within 15 minutes (SQS's limit), each with its
  *    delay (SCHEDULED → QUEUED first, conditionally, so two dispatchers
  *    never queue one job twice);
  * 3. queues again what a lost message left QUEUED (dead-letter, restart);
@@ -48,8 +48,10 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 
   const now = deps.clock.now();
   const wallNow = deps.wallClock.now();
-  // SQS's limit is wall-clock time; in engine time it is TIME_SCALE times longer.
-  const horizon = now + SQS_MAX_DELAY_MS * deps.config.timeScale;
+  // What is due within 15 minutes of engine time goes on the queue (SQS holds a message at most 15 minutes of
+  // wall time, which a TIME_SCALE only makes longer): so QUEUED means "due now or very soon", and the
+  // queue status counts it without reading the due index.
+  const horizon = now + SQS_MAX_DELAY_MS;
   // Ids spread evenly over the shards, so a fair share of each (twice it, for an uneven tick) makes the batch.
   const due = await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS) });
 
