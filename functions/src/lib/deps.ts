@@ -9,7 +9,8 @@ import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { sharedSettingsFromEnv } from '@outbound/core/config';
 import { systemClock, type Clock } from '@outbound/core/ports/clock';
-import { createLogger, type Logger } from '@outbound/core/log';
+import { createLogger, jsonSink, type Fields, type Logger } from '@outbound/core/log';
+import type { Context } from 'aws-lambda';
 import type { Deps, EngineConfig } from '@outbound/core/deps';
 import type { KeyProvider } from '@outbound/core/ports/key-provider';
 import type { SendQueue } from '@outbound/core/ports/queue';
@@ -73,6 +74,26 @@ export function buildDeps(p: Platform): Deps {
 
 let lambdaDeps: Deps | undefined;
 const scoped = new AsyncLocalStorage<Deps>();
+/** The invocation a log line belongs to, on AWS: its request id, whether it started a cold environment, the function. */
+const invocation = new AsyncLocalStorage<Fields>();
+let coldStart = true;
+
+/**
+ * Runs one Lambda invocation (every entry point goes through it, with
+ * `lambda(run)` or, for HTTP, httpHandler): the log
+ * lines it writes on AWS carry `awsRequestId`, `coldStart` and `functionName`,
+ * so CloudWatch Logs Insights finds one invocation's lines and cold starts.
+ */
+export function lambda<E, R>(run: (event: E, context?: Partial<Context>) => Promise<R>) {
+  // The event may be left out, as a schedule's is in a test: each entry point gives its own default.
+  return (event?: E, context?: Partial<Context>): Promise<R> => inInvocation(context, () => run(event as E, context));
+}
+
+export function inInvocation<T>(context: Partial<Pick<Context, 'awsRequestId' | 'functionName'>> | undefined, fn: () => T): T {
+  const fields = { awsRequestId: context?.awsRequestId, coldStart, functionName: context?.functionName };
+  coldStart = false;
+  return invocation.run(fields, fn);
+}
 
 /**
  * Runs `fn` with `deps` as the handlers' deps. The local runtime wraps every
@@ -109,7 +130,7 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     blobs: new S3Blobs(new S3Client({}), parsed.data.UPLOADS_BUCKET),
     clock: systemClock,
     wallClock: systemClock,
-    log: createLogger(),
+    log: createLogger((line) => jsonSink({ ...line, ...invocation.getStore() }), {}, shared.logLevel),
     config: { ...shared.config, publicBaseUrl: shared.config.publicBaseUrl ?? '', timeScale: 1 },
     openaiBaseUrl: shared.openaiBaseUrl,
     anthropicBaseUrl: shared.anthropicBaseUrl,

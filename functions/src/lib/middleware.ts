@@ -6,7 +6,7 @@ import type { Deps } from '@outbound/core/deps';
 import { BadJsonError, EngineError, NotFoundError, RetryLaterError, UnsupportedMediaTypeError } from '@outbound/core/errors';
 import { hit } from '@outbound/core/ratelimit/index';
 import { findRoute, rateLimits, type ResolvedRoute } from '../manifest.ts';
-import { getDeps } from './deps.ts';
+import { getDeps, inInvocation } from './deps.ts';
 import { statusOf } from './http-errors.ts';
 
 export type Event = APIGatewayProxyEventV2;
@@ -79,6 +79,12 @@ function errorResult(err: unknown, deps: Deps, req: Req): Result {
   return json(500, { error: 'Something went wrong on our side. The details are in the service log.' });
 }
 
+/** API Gateway's request id on every answer, so a user's report names the log lines of their request. */
+function withRequestId(req: Req): void {
+  const id = req.event.requestContext?.requestId;
+  if (req.response && id) req.response.headers = { ...req.response.headers, 'x-request-id': id };
+}
+
 /**
  * The engine's one middleware: per-minute limits and the bearer check, both
  * read from the manifest's route, then one JSON log line when the answer is
@@ -115,9 +121,13 @@ function engine(): middy.MiddlewareObj<Event, Result, Error, Context, Internal> 
         signedIn.set(req.event, await authenticate(deps, req.event.headers?.authorization));
       }
     },
-    after: async (req) => log(req),
+    after: async (req) => {
+      withRequestId(req);
+      log(req);
+    },
     onError: async (req) => {
       req.response = errorResult(req.error, getDeps(), req);
+      withRequestId(req);
       log(req);
     },
   };
@@ -177,5 +187,5 @@ export function httpHandler(routes: Record<string, RouteImpl>) {
       return toResult(out);
     });
   // The keys it implements, so a test can hold the manifest and the handlers to each other.
-  return Object.assign(handler, { routeKeys: Object.keys(routes) });
+  return Object.assign((event: Event, context: Context) => inInvocation(context, () => handler(event, context)), { routeKeys: Object.keys(routes) });
 }

@@ -2,7 +2,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachLimited } from '@outbound/core/collections';
 import type { QueueMessage } from '@outbound/core/ports/queue';
 import { HandBack, sendJob } from '@outbound/core/sending/sender';
-import { getDeps } from '../lib/deps.ts';
+import { getDeps, lambda } from '../lib/deps.ts';
 
 /** Records of one batch sent at once: each goes from its own mailbox, so they never wait on one another. */
 const AT_ONCE = 10;
@@ -15,11 +15,11 @@ const AT_ONCE = 10;
  * reported as a partial batch failure and comes back after the visibility
  * timeout (the job's conditional claim makes the redelivery harmless).
  */
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent, context?: Partial<Context>): Promise<SQSBatchResponse> {
   const deps = getDeps();
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const handedBack: QueueMessage[] = [];
-  const timeLeft = context ? () => context.getRemainingTimeInMillis() : undefined;
+  const timeLeft = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis!() : undefined;
   await eachLimited(event.Records, AT_ONCE, async (record) => {
     try {
       const { jobId, ref, accepted } = JSON.parse(record.body) as QueueMessage;
@@ -46,3 +46,5 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
   }
   return { batchItemFailures };
 }
+
+export const handler = lambda(run);

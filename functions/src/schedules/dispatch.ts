@@ -1,10 +1,12 @@
 import { dispatch } from '@outbound/core/sending/dispatcher';
-import { getDeps } from '../lib/deps.ts';
+import { getDeps, lambda } from '../lib/deps.ts';
 
 /** The dispatcher, on an EventBridge schedule (a timer locally). `requeueAll` is the local start-up recovery. */
-export async function handler(event: { requeueAll?: boolean } = {}) {
+async function run(event: { requeueAll?: boolean } = {}) {
   const deps = getDeps();
   const result = await dispatch(deps, { requeueAll: Boolean(event.requeueAll) });
   if (result.queued || result.recovered || result.settled) deps.log.info('dispatch', result);
   return result;
 }
+
+export const handler = lambda(run);

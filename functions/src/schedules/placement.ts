@@ -1,10 +1,12 @@
 import { tick } from '@outbound/core/placement/reader';
-import { getDeps } from '../lib/deps.ts';
+import { getDeps, lambda } from '../lib/deps.ts';
 
 /** Moves placement runs on: reads the seed inboxes that are due a look, and finishes runs whose seeds all have a verdict. */
-export async function handler() {
+async function run() {
   const deps = getDeps();
   const result = await tick(deps);
   if (result.read || result.completed) deps.log.info('placement tick', result);
   return result;
 }
+
+export const handler = lambda(run);

@@ -1,15 +1,17 @@
 import type { Context } from 'aws-lambda';
 import { pollDue } from '@outbound/core/inbound/index';
-import { getDeps } from '../lib/deps.ts';
+import { getDeps, lambda } from '../lib/deps.ts';
 
 /** Leaves this much of the function's time for the last reads to finish and their progress to be written. */
 const MARGIN_MS = 30_000;
 
 /** Reads the mailboxes that are due (replies, bounce reports, complaints, auto-replies), on an EventBridge schedule (a timer locally). */
-export async function handler(_event: unknown = {}, context?: Partial<Context>) {
+async function run(_event: unknown = {}, context?: Partial<Context>) {
   const deps = getDeps();
   const remaining = context?.getRemainingTimeInMillis?.();
   const result = await pollDue(deps, remaining ? { budgetMs: Math.max(10_000, remaining - MARGIN_MS) } : {});
   if (result.mailboxes) deps.log.info('mailboxes read', { ...result });
   return result;
 }
+
+export const handler = lambda(run);

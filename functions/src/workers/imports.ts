@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { importOfBlob, resumeImports, runImport } from '@outbound/core/lead/import';
-import { getDeps } from '../lib/deps.ts';
+import { getDeps, lambda } from '../lib/deps.ts';
 
 /** Leaves this much of the function's time for the batches in flight and the last progress write. */
 const MARGIN_MS = 20_000;
@@ -17,7 +17,7 @@ interface StoredEvent {
  * imports whose worker stopped. Either way it stops 20 s before its time ends
  * and leaves the rest to the next run.
  */
-export async function handler(event: StoredEvent = {}, context?: Partial<Context>) {
+async function run(event: StoredEvent = {}, context?: Partial<Context>) {
   const deps = getDeps();
   const until = deps.wallClock.now() + Math.max(10_000, (context?.getRemainingTimeInMillis?.() ?? 900_000) - MARGIN_MS);
   const keys = (event.Records ?? []).map((r) => decodeURIComponent((r.s3?.object?.key ?? '').replace(/\+/g, ' ')));
@@ -29,3 +29,5 @@ export async function handler(event: StoredEvent = {}, context?: Partial<Context
   }
   return { started: keys.length };
 }
+
+export const handler = lambda(run);

@@ -34,5 +34,6 @@ export function engineOptionsFromEnv(env: NodeJS.ProcessEnv): EngineOptions {
     oauth: shared.config.oauth,
     openaiBaseUrl: shared.openaiBaseUrl,
     anthropicBaseUrl: shared.anthropicBaseUrl,
+    logLevel: shared.logLevel,
   };
 }

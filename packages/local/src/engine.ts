@@ -10,7 +10,7 @@ import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { systemClock, type Clock } from '@outbound/core/ports/clock';
 import { engineClock } from './clock.ts';
 import type { Deps } from '@outbound/core/deps';
-import { createLogger, type Logger, type Sink } from '@outbound/core/log';
+import { createLogger, type Level, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
 import { functions, schedules, type FunctionName } from '@outbound/functions/manifest';
 import { buildDeps, withDeps } from '@outbound/functions/lib/deps';
@@ -78,6 +78,8 @@ export interface EngineOptions {
   /** Run the sender and the dispatcher (default true). */
   sending?: boolean;
   sink?: Sink;
+  /** The least severe log lines written (LOG_LEVEL). Default info. */
+  logLevel?: Level;
   /** Tests replace the clocks to move time without sleeping. */
   clock?: Clock;
   wallClock?: Clock;
@@ -104,7 +106,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
   const dataDir = opts.dataDir === 'memory' ? 'memory' : resolve(opts.dataDir || '.data');
   const inMemory = dataDir === 'memory';
   const tableName = opts.tableName ?? 'outbound';
-  const log = createLogger(opts.sink);
+  const log = createLogger(opts.sink, {}, opts.logLevel);
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn().catch((err) => log.error('stop step failed', { err }));
