@@ -7,6 +7,8 @@ import { S3Blobs } from '@outbound/aws/s3-blobs';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
+import { emfMetrics } from '@outbound/aws/emf-metrics';
+import { noMetrics, type Metrics } from '@outbound/core/ports/metrics';
 import { sharedSettingsFromEnv } from '@outbound/core/config';
 import { systemClock, type Clock } from '@outbound/core/ports/clock';
 import { createLogger, jsonSink, type Fields, type Logger } from '@outbound/core/log';
@@ -42,6 +44,8 @@ export interface Platform {
   openaiBaseUrl?: string;
   anthropicBaseUrl?: string;
   random?: () => number;
+  /** Counts for dashboards and alarms; none locally. */
+  metrics?: Metrics;
 }
 
 /**
@@ -69,6 +73,7 @@ export function buildDeps(p: Platform): Deps {
     oauth: oauthClient({ now: () => p.wallClock.now() }),
     random: p.random ?? Math.random,
     dns: dnsResolver({ servers: p.config.dnsServers }),
+    metrics: p.metrics ?? noMetrics,
   };
 }
 
@@ -134,5 +139,6 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
     config: { ...shared.config, publicBaseUrl: shared.config.publicBaseUrl ?? '', timeScale: 1 },
     openaiBaseUrl: shared.openaiBaseUrl,
     anthropicBaseUrl: shared.anthropicBaseUrl,
+    metrics: emfMetrics({ installation: parsed.data.TABLE_NAME }),
   });
 }

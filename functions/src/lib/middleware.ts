@@ -76,6 +76,7 @@ function errorResult(err: unknown, deps: Deps, req: Req): Result {
     }
   }
   deps.log.error('request failed', { requestId: req.event.requestContext?.requestId, route: req.event.routeKey, err });
+  deps.metrics.count('ApiErrors');
   return json(500, { error: 'Something went wrong on our side. The details are in the service log.' });
 }
 

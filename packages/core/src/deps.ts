@@ -2,6 +2,7 @@ import type { Clock } from './ports/clock.ts';
 import type { KeyProvider } from './ports/key-provider.ts';
 import type { Store } from './ports/store.ts';
 import type { Blobs } from './ports/blobs.ts';
+import type { Metrics } from './ports/metrics.ts';
 import type { Logger } from './log.ts';
 import type { SignInChecker } from './ports/mail.ts';
 import type { Mailer } from './ports/mailer.ts';
@@ -50,4 +51,6 @@ export interface Deps {
   blobs: Blobs;
   /** Uniform in [0, 1): jitter and spintax. Tests pass a seeded one. */
   random: () => number;
+  /** Counts for dashboards and alarms (CloudWatch embedded metrics on AWS). */
+  metrics: Metrics;
 }

@@ -10,7 +10,7 @@ export const MIN_SENDS = 20;
 /** The rolling window: the pair's sends and bounces of the last 7 days of the engine clock. */
 export const WINDOW_DAYS = 7;
 
-type D = Pick<Deps, 'store' | 'clock'>;
+type D = Pick<Deps, 'store' | 'clock' | 'metrics'>;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -80,6 +80,7 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
     set: { tripped: true, trippedAt: new Date(now).toISOString(), sends, bounces, epoch, campaignId, mailboxId, ...trippedIndex(campaignId, mailboxId) },
   });
   await deps.store.update(campaignKey(campaignId), { set: { pausedForBounceRate: true } });
+  deps.metrics.count('BreakerTrips');
   return true;
 }
 

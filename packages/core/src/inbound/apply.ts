@@ -21,7 +21,7 @@ import { inboundToItem, type InboundKind, type InboundRecord } from './inbound.s
 import { sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
 
-export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log'>;
+export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
 /** What the engine sent under a Message-ID (written with the send's record). */
 export interface SentRef {
@@ -150,6 +150,7 @@ export async function applyMessage(deps: D, mailbox: Item, m: InboundMessage, re
         set: { repliedAt: new Date(m.receivedAt).toISOString() },
         campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps) } },
       });
+      if (moved) deps.metrics.count('Replies');
       if (fresh && !moved) await deps.store.update(campaignKey(String(lead.campaignId)), { set: { lastActivityAt: iso(deps) } });
       await cancelOpenJobs(deps, String(lead.id), 'the lead replied');
       return 'REPLY';
@@ -166,7 +167,10 @@ async function bounce(deps: D, lead: Item, mailboxId: string): Promise<void> {
   await suppressEverywhere(deps, String(lead.email), String(lead.id));
   await cancelOpenJobs(deps, String(lead.id), 'the address bounced');
   // Counted only by the move that made the lead BOUNCED, so a report read twice (or a second copy) counts once.
-  if (moved) await breaker.recordBounce(deps, String(lead.campaignId), mailboxId);
+  if (moved) {
+    deps.metrics.count('Bounces');
+    await breaker.recordBounce(deps, String(lead.campaignId), mailboxId);
+  }
 }
 
 /**

@@ -42,7 +42,7 @@ export const CONCURRENCY = 16;
 export const FIRST_BACKOFF_MS = { refused: 60_000, unreachable: 15_000 };
 export const MAX_BACKOFF_MS = 6 * 60 * 60_000;
 
-type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'mailReader' | 'oauth' | 'config'>;
+type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'mailReader' | 'oauth' | 'config' | 'metrics'>;
 
 export interface PollResult {
   mailboxes: number;

@@ -106,7 +106,7 @@ export function importView(r: ImportRecord) {
 }
 export type ImportView = ReturnType<typeof importView>;
 
-type ImportDeps = Pick<Deps, 'store' | 'keys' | 'wallClock' | 'clock' | 'log' | 'blobs' | 'config'>;
+type ImportDeps = Pick<Deps, 'store' | 'keys' | 'wallClock' | 'clock' | 'log' | 'blobs' | 'config' | 'metrics'>;
 
 /** A file read and validated: the counts it settles by itself, and the rows to store. */
 interface Prepared {
@@ -563,7 +563,10 @@ async function finish(
       if (!(err instanceof ConditionFailedError)) throw err;
     });
   }
-  if (t.imported) await planIngested(deps, r.campaignId, t.imported);
+  if (t.imported) {
+    deps.metrics.count('LeadsImported', t.imported);
+    await planIngested(deps, r.campaignId, t.imported);
+  }
   recentlyRead.delete(r.importId);
   await deps.blobs.delete(r.source);
   const logged = { importId: r.importId, campaignId: r.campaignId, received: r.received, ...counts, invalid: r.invalid };

@@ -231,6 +231,7 @@ async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise
   try {
     const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
     if (found) {
+      deps.metrics.count('EmailsSent');
       await settleSent(deps, job, 'found in the Sent folder');
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;

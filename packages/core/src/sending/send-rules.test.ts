@@ -58,6 +58,7 @@ describe('the one send path, in memory', () => {
     expect(await sendJob(deps, id)).toBe('sent');
     expect(await sendJob(deps, id)).toBe('ignored');
     expect(deps.mailer.sent).toHaveLength(1);
+    expect(deps.metrics.counts).toEqual({ EmailsSent: 1 });
     expect(deps.mailer.sent[0]!.email.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
     expect(await getJob(deps, id)).toMatchObject({ state: 'SENT', attempts: 1 });
   });
@@ -118,6 +119,7 @@ describe('the one send path, in memory', () => {
     deps.mailer.answer({ ok: false, kind: 'permanent', code: 550, detail: '550 5.1.1 <quoted@client.com>: Recipient address rejected: User unknown' });
     await queue(deps, id);
     expect(await sendJob(deps, id)).toBe('bounced');
+    expect(deps.metrics.counts).toEqual({ Bounces: 1 });
     const line = deps.logs.find((l) => l.msg === 'send failed')!;
     expect(line.detail).toBe('550 5.1.1 <<address>>: Recipient address rejected: User unknown');
     expect(JSON.stringify(deps.logs)).not.toContain('quoted@client.com');
@@ -263,6 +265,7 @@ describe('the cost and bounds of a send, in memory', () => {
     const job = (await getJob(deps, id))!;
     expect(job.state).toBe('FAILED');
     expect(String(job.lastError)).toMatch(new RegExp(`^gave up after ${MAX_SEND_ERRORS} failed tries: `));
+    expect(deps.metrics.counts.SendErrors).toBe(MAX_SEND_ERRORS);
     expect(deps.mailer.sent).toHaveLength(0);
   });
 
@@ -306,6 +309,7 @@ describe('the bounce breaker, in memory', () => {
     expect(await breaker.recordBounce(deps, campaignId, mailboxId)).toBe(false);
     // The 20th send: 2 of 20 is 10 %, over 5 %.
     expect(await breaker.recordSend(deps, campaignId, mailboxId)).toBe(true);
+    expect(deps.metrics.counts.BreakerTrips).toBe(1);
     expect(await breaker.isTripped(deps, campaignId, mailboxId)).toBe(true);
     expect(await campaigns.get(deps, campaignId)).toMatchObject({ pausedForBounceRate: true });
     await breaker.resume(deps, campaignId);

@@ -277,6 +277,7 @@ async function startAndSend(
     return 'ignored';
   }
   if (result.ok) {
+    deps.metrics.count('EmailsSent');
     await recordAccepted(deps, () => s.plan.recordSent(held, s.mailbox, s.composed), held);
     return 'sent';
   }
@@ -400,6 +401,7 @@ async function settleAccepted(deps: Deps, id: string, claimId: string): Promise<
 async function countError(deps: Deps, job: Item, err: unknown): Promise<void> {
   const reason = err instanceof Error && err.message ? err.message : 'an unexpected error';
   const errors = Number(job.sendErrors ?? 0) + 1;
+  deps.metrics.count('SendErrors');
   try {
     if (errors >= MAX_SEND_ERRORS) {
       await move(deps, job, 'FAILED', {
@@ -425,6 +427,7 @@ async function recordFailure(
   deps.log.warn('send failed', { jobId: job.id, mailboxId: f.mailbox.id, kind: result.kind, code: result.code, detail: withoutAddresses(result.detail) });
   switch (result.kind) {
     case 'permanent':
+      deps.metrics.count('Bounces');
       await f.plan.recordBounce(job, f.mailbox, lastError);
       return 'bounced';
     case 'unknown':

@@ -14,6 +14,7 @@ import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
 import type { MailboxTransport, Mailer, OutgoingEmail, SendResult } from '../ports/mailer.ts';
 import { MemoryStore } from './memory-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
+import type { MetricName, Metrics } from '../ports/metrics.ts';
 
 /** Envelope keys under one master key held in memory; the context is the GCM additional data, as with KMS. */
 export class MemoryKeys implements KeyProvider {
@@ -67,7 +68,16 @@ export class RecordingMailer implements Mailer {
   async close(): Promise<void> {}
 }
 
+/** Counts what core counted, by name. */
+export class RecordingMetrics implements Metrics {
+  readonly counts: Partial<Record<MetricName, number>> = {};
+  count(name: MetricName, value = 1): void {
+    this.counts[name] = (this.counts[name] ?? 0) + value;
+  }
+}
+
 export interface UnitDeps extends Deps {
+  metrics: RecordingMetrics;
   store: MemoryStore;
   keys: MemoryKeys;
   clock: ManualClock;
@@ -106,6 +116,7 @@ export function unitDeps(overrides: Partial<Deps> = {}): UnitDeps {
     dns: { txt: unused('DNS'), a: unused('DNS'), mx: unused('DNS') },
     // A seeded generator: jitter and spintax repeat from run to run.
     random: () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646,
+    metrics: new RecordingMetrics(),
     ...overrides,
   } as UnitDeps;
   return deps;

@@ -1,0 +1,27 @@
+/**
+ * Metrics port: counts of what the engine did, for dashboards and alarms.
+ * On AWS each count is a CloudWatch embedded-metric-format log line (no API
+ * call, no extra permission); locally they go nowhere. Core counts at the
+ * one place each thing happens, so a count is never doubled by a retry.
+ */
+export type MetricName =
+  /** An email the SMTP server accepted (recorded SENT). */
+  | 'EmailsSent'
+  /** A bounce: a 5xx at SMTP time or a delivery report read from the mailbox. */
+  | 'Bounces'
+  /** A reply read from a mailbox that stopped a lead's sequence. */
+  | 'Replies'
+  /** A campaign/mailbox pair the bounce breaker stopped. */
+  | 'BreakerTrips'
+  /** Leads stored by a finished import. */
+  | 'LeadsImported'
+  /** A send that threw (a secret that cannot be opened, the store refusing) instead of reaching SMTP. */
+  | 'SendErrors'
+  /** A request answered 500. */
+  | 'ApiErrors';
+
+export interface Metrics {
+  count(name: MetricName, value?: number): void;
+}
+
+export const noMetrics: Metrics = { count() {} };
