@@ -13,6 +13,7 @@ describe('engineOptionsFromEnv', () => {
       rateLimits: true,
       dnsServers: undefined,
       oauth: {},
+      logLevel: 'info',
     });
   });
 

@@ -37,7 +37,7 @@ export const MAX_SEND_ERRORS = 5;
  */
 export const AI_BUDGET_MS = 35_000;
 export const SMTP_BUDGET_MS = 40_000;
-/** A mailbox slot this close (wall ms) is waited for in the sender, up to SHORT_WAITS times. */
+/** A mailbox slot this close (wall ms) is waited for in the sender; a slot lost to another sender is looked at again SHORT_WAITS times. */
 const SHORT_WAIT_MS = 1_000;
 const SHORT_WAITS = 3;
 
@@ -76,10 +76,11 @@ export class HandBack extends Error {
  * 2. the claim, one transaction holding each of those rules as a condition:
  *    the job is still queued, the mailbox's slot is still free, today's
  *    count is under the cap, the pair is not tripped, the address is not
- *    suppressed (a consistent look at the suppression list, at send time);
- * 3. the start of SMTP, with the planner's last condition (a reply or stop
- *    that landed meanwhile wins); a crash after it is an unknown outcome,
- *    never a resend;
+ *    suppressed (a consistent look at the suppression list, at send time),
+ *    and the planner's last condition holds (a reply or stop that landed
+ *    while the copy was written wins);
+ * 3. the start of SMTP, written when the send's turn on the mailbox's
+ *    connection comes; a crash after it is an unknown outcome, never a resend;
  * 4. SMTP, then the outcome in one transaction.
  */
 export async function sendJob(deps: Deps, id: string, opts: SendOptions = {}): Promise<SendOutcome> {
