@@ -131,7 +131,7 @@ describe('POST /v1/domains/{domain}/check', () => {
     expect(body.details.dkim.records).toEqual([dkim(RSA_2048)]);
     expect(body.details.dkim.reason).toMatch(/2048-bit RSA/);
     expect(body.details.dmarc).toMatchObject({ records: [DMARC], policy: 'reject' });
-    expect(body.details.blocklists['spamhaus-dbl']).toEqual({ query: 'good.test.dbl.spamhaus.org', answers: [], reason: 'Not listed by spamhaus-dbl.' });
+    expect(body.details.blocklists['spamhaus-dbl']).toEqual({ query: 'good.test.dbl.spamhaus.org', answers: [], checked: true, reason: 'Not listed by spamhaus-dbl.' });
     expect(body.listUnsubscribeCheck).toMatch(/List-Unsubscribe and List-Unsubscribe-Post.*every email/);
     expect(body.listUnsubscribeCheck).not.toMatch(/no mailing address/);
 
@@ -254,6 +254,10 @@ describe('POST /v1/domains/{domain}/check', () => {
       expect(body.details.blocklists['spamhaus-dbl'].reason).toMatch(/error code \(127\.255\.255\.254\)/);
       expect(body.details.blocklists.surbl.reason).toMatch(/refused the query.*not a listing/);
       expect(body.details.blocklists.uribl.reason).toMatch(/refused the query/);
+      // PASS, but never taken for a clean bill: nothing was checked.
+      for (const id of ['spamhaus-dbl', 'surbl', 'uribl'] as const) {
+        expect(body.details.blocklists[id]).toMatchObject({ checked: false, reason: expect.stringMatching(/^Could not check: /) });
+      }
     });
 
     it('passes a lookup that times out, saying so, and still answers the other checks', async () => {

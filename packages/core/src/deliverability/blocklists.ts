@@ -16,32 +16,33 @@ export interface BlocklistFinding extends BlocklistDetail {
  * One operator's verdict on the domain (guardrail 10). Only a listing answer
  * is FAIL. The operators' refusal (127.0.0.1: queries through public or
  * high-volume resolvers are refused) and error codes (127.255.255.x), and a
- * lookup that does not answer, say nothing about the domain: PASS, with the
- * reason written down so nobody mistakes it for a clean bill.
+ * lookup that does not answer, say nothing about the domain: PASS, with
+ * `checked: false` and a reason that starts "Could not check", so nobody
+ * mistakes it for a clean bill.
  */
 export async function checkBlocklist(dns: DnsResolver, domain: string, id: BlocklistId): Promise<BlocklistFinding> {
   const query = `${domain}.${BLOCKLISTS[id]}`;
   const answer = await dns.a(query);
   if (!answer.ok) {
+    if (answer.reason === 'nxdomain' || answer.reason === 'nodata') return { status: 'PASS', query, answers: [], checked: true, reason: `Not listed by ${id}.` };
     const reason =
-      answer.reason === 'nxdomain' || answer.reason === 'nodata'
-        ? `Not listed by ${id}.`
-        : answer.reason === 'timeout'
-          ? `The ${id} lookup timed out; that is not a listing, but the domain could not be checked against ${id} this time.`
-          : `The ${id} lookup failed${answer.detail ? ` (${answer.detail})` : ''}; that is not a listing, but the domain could not be checked against ${id} this time.`;
-    return { status: 'PASS', query, answers: [], reason };
+      answer.reason === 'timeout'
+        ? `Could not check: the ${id} lookup timed out. That is not a listing, but the domain could not be checked against ${id} this time.`
+        : `Could not check: the ${id} lookup failed${answer.detail ? ` (${answer.detail})` : ''}. That is not a listing, but the domain could not be checked against ${id} this time.`;
+    return { status: 'PASS', query, answers: [], checked: false, reason };
   }
   const answers = answer.records;
   const listed = answers.filter(isListingAnswer);
   if (listed.length) {
-    return { status: 'FAIL', query, answers, reason: `Listed by ${id} (answer ${listed.join(', ')}). Mail that mentions the domain is likely to be filtered.` };
+    return { status: 'FAIL', query, answers, checked: true, reason: `Listed by ${id} (answer ${listed.join(', ')}). Mail that mentions the domain is likely to be filtered.` };
   }
   if (answers.includes('127.0.0.1')) {
     return {
       status: 'PASS',
       query,
       answers,
-      reason: `${id} refused the query (answer 127.0.0.1): operators refuse lookups through public or busy resolvers. That is not a listing; query through a resolver of your own (DNS_SERVERS) to get a verdict.`,
+      checked: false,
+      reason: `Could not check: ${id} refused the query (answer 127.0.0.1): operators refuse lookups through public or busy resolvers, AWS's included. That is not a listing; query through a resolver of your own (DNS_SERVERS) to get a verdict.`,
     };
   }
   const errors = answers.filter((a) => a.startsWith('127.255.255.'));
@@ -50,8 +51,9 @@ export async function checkBlocklist(dns: DnsResolver, domain: string, id: Block
       status: 'PASS',
       query,
       answers,
-      reason: `${id} answered with an error code (${errors.join(', ')}), not a listing: the operator refused or could not serve the query.`,
+      checked: false,
+      reason: `Could not check: ${id} answered with an error code (${errors.join(', ')}), not a listing: the operator refused or could not serve the query.`,
     };
   }
-  return { status: 'PASS', query, answers, reason: `${id} gave an answer that is not a listing code (${answers.join(', ')}).` };
+  return { status: 'PASS', query, answers, checked: true, reason: `${id} gave an answer that is not a listing code (${answers.join(', ')}).` };
 }

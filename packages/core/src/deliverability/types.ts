@@ -16,6 +16,12 @@ export interface BlocklistDetail {
   query: string;
   /** The A answers, if any. */
   answers: string[];
+  /**
+   * Whether the operator gave a verdict. False when it refused the query (it
+   * refuses lookups through public and cloud resolvers), answered an error
+   * code, or did not answer: the status is then PASS, but nothing was checked.
+   */
+  checked: boolean;
   reason: string;
 }
 
