@@ -4,9 +4,9 @@ import { ConditionFailedError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, leadsPinnedTo, rowsOfAddress } from './keys.ts';
+import { LEAD_STATUSES, type LeadStatus } from './entity.ts';
 
-export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] as const;
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
+export { LEAD_STATUSES, type LeadStatus };
 
 /** Statuses after which nothing more is sent to the lead. */
 export const FINAL: ReadonlySet<string> = new Set(['REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED']);

@@ -1,13 +1,68 @@
 /**
- * The rules that belong to a mailbox: whether it may send, its daily cap,
- * whether the engine can sign in to it. Every part of the engine that asks
- * one of these questions asks here.
+ * A stored mailbox: its one shape, read once from the row, and the rules that
+ * belong to it (whether it may send, its daily cap, whether the engine can
+ * sign in to it). Every part of the engine that asks one of these questions
+ * asks here.
  */
+import { z } from 'zod';
+import type { Item } from '../ports/store.ts';
+import { mailboxIndexes, mailboxKey } from './keys.ts';
 
 /** A new mailbox sends at most this many emails a UTC day unless it says otherwise. */
 export const DEFAULT_DAILY_CAP = 25;
+/** The ports the engine uses when a mailbox names no port of its own. */
+export const DEFAULT_SMTP_PORT = 587;
+export const DEFAULT_IMAP_PORT = 993;
 
-/** A stored mailbox, typed or as read (the rules below read only what they name). */
+export const MailboxStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED', 'ERROR']);
+export type MailboxStatus = z.infer<typeof MailboxStatus>;
+/** How the engine signs in: a sealed password, OAuth (pending until consent completes), or not at all (a mailbox with no password). */
+export const MailboxAuth = z.enum(['password', 'oauth', 'oauth-pending', 'none']);
+export type MailboxAuth = z.infer<typeof MailboxAuth>;
+
+/**
+ * The row as stored. Loose: the row also carries its keys, index attributes
+ * and the sender's bookkeeping, which the API projection and conditional
+ * writes read as they are. Fields rows from older versions may lack are
+ * optional, and their defaults are applied by the rules below, so what the
+ * API echoes of a row is exactly what the row holds.
+ */
+export const Mailbox = z.looseObject({
+  id: z.string(),
+  email: z.string(),
+  domainId: z.string(),
+  provider: z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT']).optional(),
+  status: MailboxStatus,
+  auth: MailboxAuth.optional(),
+  dailyCap: z.number().nullish(),
+  smtpHost: z.string().nullish(),
+  smtpPort: z.number().nullish(),
+  imapHost: z.string().nullish(),
+  imapPort: z.number().nullish(),
+  authUsername: z.string().nullish(),
+  senderName: z.string().nullish(),
+  sealedPassword: z.string().optional(),
+  sealedRefreshToken: z.string().optional(),
+  lastError: z.string().optional(),
+  /** Engine ms before which the mailbox books no send (the cadence). */
+  nextSlotAt: z.number().optional(),
+  lastSendStartedAt: z.number().optional(),
+  /** When OAuth first connected: the inbox reading starts there. */
+  connectedAt: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Mailbox = z.infer<typeof Mailbox>;
+
+export const fromItem = (item: Item): Mailbox => Mailbox.parse(item);
+
+/** The whole row: keys and indexes from the mailbox's own id and domain. */
+export const toItem = (m: Mailbox): Item => ({ ...mailboxKey(m.id), ...mailboxIndexes(m.id, m.domainId), ...m });
+
+/**
+ * A row as read before its module parses it: the rules below take it until
+ * every caller holds a parsed {@link Mailbox}, and read only what they name.
+ */
 type Row = Record<string, unknown>;
 
 /** ACTIVE and WARMING mailboxes send; PAUSED and ERROR ones do not (nor are they a sender for the launch check). */
@@ -19,3 +74,6 @@ export const dailyCapOf = (m: Row): number => Math.max(1, Number(m.dailyCap ?? D
 /** Whether the engine can sign in at all: a password, or a finished OAuth connection. */
 export const hasCredentials = (m: Row): boolean =>
   (m.auth === 'password' && Boolean(m.sealedPassword)) || (m.auth === 'oauth' && Boolean(m.sealedRefreshToken));
+
+/** The name the engine signs in as with a password: the username given, or the address. */
+export const signInUser = (m: Pick<Mailbox, 'authUsername' | 'email'>): string => m.authUsername ?? m.email;

@@ -1,0 +1,71 @@
+/** A stored campaign: its one shape, read once from the row, and the rules read from it. */
+import { z } from 'zod';
+import type { Item } from '../ports/store.ts';
+import { CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
+import { campaignCollection, campaignKey, counter } from './keys.ts';
+
+/** A follow-up as stored (validated as input when it was saved). */
+export const StoredStep = z.object({
+  waitDays: z.number(),
+  body: z.string().optional(),
+  aiRewrite: z.boolean().optional(),
+});
+export type StoredStep = z.infer<typeof StoredStep>;
+
+export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
+export type CampaignStatus = z.infer<typeof CampaignStatus>;
+
+/**
+ * The row as stored. Loose: the row also carries its keys, index attributes
+ * and one counter per lead status (`leadsByStatus#<STATUS>`, read with
+ * {@link statusCount}), which the API projection and the counters' atomic
+ * ADDs use as they are. Defaults are those every reader applied to a row
+ * that lacks the field; the API projection sets each of these fields itself,
+ * so a default never shows there as a value the row did not hold.
+ */
+export const Campaign = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: CampaignStatus,
+  aiPromptTemplate: z.string().optional(),
+  template: z.string().nullish(),
+  subject: z.string().nullish(),
+  aiProvider: z.enum(['OPENAI', 'ANTHROPIC']).nullish(),
+  unsubscribeUrlTemplate: z.string().nullish(),
+  mailboxIds: z.array(z.string()).default([]),
+  steps: z.array(StoredStep).default([]),
+  bounceRateThreshold: z.number().optional(),
+  pausedForBounceRate: z.boolean().optional(),
+  contentQuality: z.object({ score: z.number(), reasons: z.array(z.string()) }).optional(),
+  leadsCount: z.number().default(0),
+  sentCount: z.number().default(0),
+  repliesCount: z.number().default(0),
+  lastActivityAt: z.string().nullish(),
+  launchedAt: z.string().optional(),
+  /** Planning bookkeeping: leads planned so far, the page the planner resumes at, and the spacing offset of the run. */
+  planned: z.number().default(0),
+  planCursor: z.string().nullish(),
+  planOffset: z.number().default(0),
+  /** Set (sparse index) while the dispatcher still has leads of the campaign to plan. */
+  gsi3pk: z.string().optional(),
+  sealedWebhookSecret: z.string().optional(),
+  webhookSecured: z.boolean().optional(),
+  webhookSecretSetAt: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Campaign = z.infer<typeof Campaign>;
+
+export const fromItem = (item: Item): Campaign => Campaign.parse(item);
+
+export const toItem = (c: Campaign): Item => ({ ...campaignKey(c.id), ...campaignCollection(c.id), ...c });
+
+/** How many of the campaign's leads are in a status (0 before the first moves there). */
+export function statusCount(c: Campaign, status: string): number {
+  const n = c[counter.status(status)];
+  return typeof n === 'number' ? n : Number(n ?? 0);
+}
+
+/** The bounce rate, in percent of sends, above which the breaker pauses a pair. */
+export const bounceRateThresholdOf = (c: Pick<Campaign, 'bounceRateThreshold'> | undefined): number =>
+  c?.bounceRateThreshold ?? DEFAULT_BOUNCE_RATE_THRESHOLD;

@@ -1,0 +1,55 @@
+/** A stored lead: its one shape, read once from the row. */
+import { z } from 'zod';
+import type { Item } from '../ports/store.ts';
+import { leadIndexes, leadKey } from './keys.ts';
+
+export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] as const;
+export const LeadStatus = z.enum(LEAD_STATUSES);
+export type LeadStatus = z.infer<typeof LeadStatus>;
+
+/** The lead's email thread: the first email's subject (follow-ups answer it) and the Message-IDs sent so far. */
+export const Thread = z.object({
+  firstSubject: z.string().optional(),
+  messageIds: z.array(z.string()).optional(),
+});
+export type Thread = z.infer<typeof Thread>;
+
+/**
+ * The row as stored. Loose: the row also carries its keys and index
+ * attributes (the mailbox pin among them), which the API projection drops and
+ * the sender's conditional writes read as they are. Names a lead was stored
+ * without are absent (or null in older rows); an erased row has a placeholder
+ * address, no names and no thread.
+ */
+export const Lead = z.looseObject({
+  id: z.string(),
+  campaignId: z.string(),
+  email: z.string(),
+  status: LeadStatus,
+  firstName: z.string().nullish(),
+  lastName: z.string().nullish(),
+  company: z.string().nullish(),
+  customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  /** The import that stored it, if one did. */
+  importId: z.string().optional(),
+  /** The mailbox its first email went from: every follow-up goes from it. */
+  mailboxId: z.string().optional(),
+  thread: Thread.optional(),
+  stepsSent: z.number().optional(),
+  lastSentAt: z.string().optional(),
+  repliedAt: z.string().optional(),
+  endedBy: z.string().optional(),
+  erased: z.boolean().optional(),
+  erasedAt: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Lead = z.infer<typeof Lead>;
+
+export const fromItem = (item: Item): Lead => Lead.parse(item);
+
+/**
+ * A whole row. `seq` orders the campaign's and the install's lists (see
+ * leadIndexes); the mailbox pin is set by the sender, not here.
+ */
+export const toItem = (l: Lead, seq: string): Item => ({ ...leadKey(l.id), ...leadIndexes(l.id, seq, l.campaignId, l.email), ...l });
