@@ -13,7 +13,7 @@ export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<
 }
 
 /** Drops the storage attributes (keys, index keys, sealed secrets) from an item before it leaves core. */
-export function publicFields(item: Item, hidden: string[] = []): Record<string, unknown> {
+export function publicFields(item: Record<string, unknown>, hidden: string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) {
     if (k === 'pk' || k === 'sk' || /^gsi\d(pk|sk)$/.test(k) || k.startsWith('sealed') || hidden.includes(k)) continue;

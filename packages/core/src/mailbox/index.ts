@@ -3,27 +3,28 @@ import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Item } from '../ports/store.ts';
 import { sealSecret } from '../secrets/index.ts';
 import { verb } from '../validate.ts';
 import { domainKey } from '../domain/keys.ts';
+import * as domains from '../domain/entity.ts';
 import * as campaigns from '../campaign/membership.ts';
 import * as sequences from '../lead/sequence.ts';
 import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
 import { checkSignIn } from './signin.ts';
 import { passwordContext } from './access.ts';
 import { inboxStateKey } from '../inbound/keys.ts';
-import { allMailboxes, mailboxEmailKey, mailboxIndexes, mailboxKey } from './keys.ts';
+import { allMailboxes, mailboxEmailKey, mailboxKey } from './keys.ts';
+import { fromItem, toItem, type Mailbox } from './entity.ts';
 
 /** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
-export const toMailbox = (item: Item) => ({
-  ...publicFields(item),
-  smtpHost: item.smtpHost ?? null,
-  smtpPort: item.smtpPort ?? null,
-  imapHost: item.imapHost ?? null,
-  imapPort: item.imapPort ?? null,
-  authUsername: item.authUsername ?? null,
-  senderName: item.senderName ?? null,
+export const toMailbox = (m: Mailbox) => ({
+  ...publicFields(m),
+  smtpHost: m.smtpHost ?? null,
+  smtpPort: m.smtpPort ?? null,
+  imapHost: m.imapHost ?? null,
+  imapPort: m.imapPort ?? null,
+  authUsername: m.authUsername ?? null,
+  senderName: m.senderName ?? null,
 });
 
 export { passwordContext } from './access.ts';
@@ -33,11 +34,11 @@ export { passwordContext } from './access.ts';
  * contacts no server), then the sign-in check, and only then is anything saved.
  */
 export const create = verb(CreateMailbox, async (deps: Deps, input) => {
-  const domain = await deps.store.get(domainKey(input.domainId));
-  if (!domain) throw new ValidationError(`domainId: there is no domain ${input.domainId}. Add the domain first.`);
+  const row = await deps.store.get(domainKey(input.domainId));
+  if (!row) throw new ValidationError(`domainId: there is no domain ${input.domainId}. Add the domain first.`);
   // Guardrail 1: the footer address is the domain's the mailbox sends from, so the mailbox must send from it.
   const host = input.email.split('@')[1] ?? '';
-  const name = String(domain.domainName);
+  const name = domains.fromItem(row).domainName;
   if (host !== name && !host.endsWith(`.${name}`)) {
     throw new ValidationError(`email: ${input.email} is not an address at ${name}, the domain it was added to.`);
   }
@@ -50,9 +51,7 @@ export const create = verb(CreateMailbox, async (deps: Deps, input) => {
   const { authPassword, ...fields } = input;
   // An OAuth mailbox cannot send until its consent flow completes.
   const awaitingOAuth = input.provider !== 'SMTP_CUSTOM' && !authPassword;
-  const item: Item = {
-    ...mailboxKey(id),
-    ...mailboxIndexes(id, input.domainId),
+  const mailbox: Mailbox = {
     id,
     ...fields,
     senderName: input.senderName ?? null,
@@ -65,23 +64,23 @@ export const create = verb(CreateMailbox, async (deps: Deps, input) => {
   try {
     await deps.store.transact([
       { put: { ...mailboxEmailKey(input.email), mailboxId: id }, if: { itemExists: false } },
-      { put: item, if: { itemExists: false } },
+      { put: toItem(mailbox), if: { itemExists: false } },
     ]);
   } catch (err) {
     if (err instanceof TransactionFailedError) throw new ConflictError(`The mailbox ${input.email} is already connected.`);
     throw err;
   }
-  return toMailbox(item);
+  return toMailbox(mailbox);
 });
 
 export async function list(deps: Pick<Deps, 'store'>) {
-  return (await queryAll(deps.store, allMailboxes())).map(toMailbox);
+  return (await queryAll(deps.store, allMailboxes())).map((item) => toMailbox(fromItem(item)));
 }
 
-export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Mailbox> {
   const item = await deps.store.get(mailboxKey(id));
   if (!item) throw new NotFoundError(`There is no mailbox ${id}.`);
-  return item;
+  return fromItem(item);
 }
 
 export const update = verb(UpdateMailbox.extend({ id: z.string() }), async (deps: Pick<Deps, 'store' | 'wallClock'>, { id, ...input }) => {
@@ -92,7 +91,7 @@ export const update = verb(UpdateMailbox.extend({ id: z.string() }), async (deps
   const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString() };
   for (const [k, v] of Object.entries(input)) if (v !== undefined) set[k] = v;
   try {
-    return toMailbox(await deps.store.update(mailboxKey(id), { set, if: { itemExists: true } }));
+    return toMailbox(fromItem(await deps.store.update(mailboxKey(id), { set, if: { itemExists: true } })));
   } catch (err) {
     if (err instanceof TransactionFailedError || (err as Error).name === 'ConditionFailedError') throw new NotFoundError(`There is no mailbox ${id}.`);
     throw err;
@@ -109,7 +108,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'wallClock' | 'log'>, id
   await sequences.endForMailbox(deps, id);
   await deps.store.transact([
     { delete: mailboxKey(id) },
-    { delete: mailboxEmailKey(String(mailbox.email)) },
+    { delete: mailboxEmailKey(mailbox.email) },
     // Its inbox reading (cursor, lease) goes with it.
     { delete: inboxStateKey(id) },
   ]);

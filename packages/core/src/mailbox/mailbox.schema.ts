@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { Email } from '../validate.ts';
 import { DEFAULT_DAILY_CAP } from './entity.ts';
 
+export { MailboxStatus } from './entity.ts';
+
 export const MailboxProvider = z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'], {
   error: 'must be SMTP_CUSTOM, GOOGLE or MICROSOFT',
 });
-export const MailboxStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED', 'ERROR']);
 /** What a user may set by PATCH; ERROR is the engine's word for a failed sign-in or a revoked connection. */
 export const SettableStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED'], { error: 'must be ACTIVE, WARMING or PAUSED' });
 

@@ -11,7 +11,7 @@ import type { Deps } from '../deps.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { OAuthRefusedError, type OAuthApp, type OAuthProviderName, type TokenSet } from '../ports/oauth.ts';
-import type { Item } from '../ports/store.ts';
+import * as mailboxes from '../mailbox/entity.ts';
 import { sealSecret } from '../secrets/index.ts';
 import { signingKey } from '../settings/index.ts';
 import { parse } from '../validate.ts';
@@ -52,12 +52,13 @@ export const redirectUri = (deps: Pick<Deps, 'config'>, provider: OAuthProviderN
 export async function authorize(deps: D, providerParam: string, query: unknown): Promise<string> {
   const provider = providerName(providerParam);
   const { mailboxId } = parse(AuthorizeQuery, query);
-  const mailbox = await deps.store.get(mailboxKey(mailboxId));
-  if (!mailbox) throw new NotFoundError(`There is no mailbox ${mailboxId}.`);
+  const row = await deps.store.get(mailboxKey(mailboxId));
+  if (!row) throw new NotFoundError(`There is no mailbox ${mailboxId}.`);
+  const mailbox = mailboxes.fromItem(row);
   const rules = PROVIDERS[provider];
   if (mailbox.auth === 'password') throw new ValidationError('mailboxId: this mailbox was created with a password; OAuth is for mailboxes created without authPassword.');
   if (mailbox.provider !== rules.mailboxProvider) {
-    throw new ValidationError(`mailboxId: this is a ${String(mailbox.provider)} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`);
+    throw new ValidationError(`mailboxId: this is a ${mailbox.provider} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`);
   }
   const app = appFor(deps, provider);
   if (!deps.config.publicBaseUrl) throw new ValidationError('This installation has no PUBLIC_BASE_URL, so the provider has no address to send you back to.');
@@ -82,7 +83,7 @@ export async function authorize(deps: D, providerParam: string, query: unknown):
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-    login_hint: String(mailbox.email),
+    login_hint: mailbox.email,
     ...rules.extraParams,
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -114,7 +115,8 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   }
   if (claims.prv !== provider) throw refused('This sign-in link is not valid. Start the connection again.');
 
-  const mailbox = await deps.store.get(mailboxKey(claims.mid));
+  const row = await deps.store.get(mailboxKey(claims.mid));
+  const mailbox = row && mailboxes.fromItem(row);
   if (!mailbox || mailbox.auth === 'password') throw refused('The mailbox this sign-in was for no longer exists.');
   // Used once: the delete answers the stored verifier only to the first callback.
   const stored = await deps.store.delete(oauthStateKey(claims.nonce));
@@ -137,11 +139,11 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
 
   const profile = await readProfile(deps, app, tokens, provider);
   const signedInAs = profileEmail(profile);
-  if (signedInAs && signedInAs !== String(mailbox.email).toLowerCase()) {
-    throw refused(`You signed in as ${signedInAs}, but this mailbox is ${String(mailbox.email)}. Sign in with the mailbox's own account.`);
+  if (signedInAs && signedInAs !== mailbox.email.toLowerCase()) {
+    throw refused(`You signed in as ${signedInAs}, but this mailbox is ${mailbox.email}. Sign in with the mailbox's own account.`);
   }
   await connect(deps, mailbox, provider, tokens.refreshToken, profileName(profile, rules.nameField));
-  return { email: String(mailbox.email) };
+  return { email: mailbox.email };
 }
 
 /** The profile from the userinfo URL, else the ID token's claims (Microsoft's mail scopes do not always reach Graph). */
@@ -174,8 +176,8 @@ const profileName = (p: Record<string, unknown>, field: string) => {
 };
 
 /** The mailbox becomes sendable: the refresh token sealed, the provider's servers filled in where none were given. */
-async function connect(deps: D, mailbox: Item, provider: OAuthProviderName, refreshToken: string, senderName: string | undefined) {
-  const id = String(mailbox.id);
+async function connect(deps: D, mailbox: mailboxes.Mailbox, provider: OAuthProviderName, refreshToken: string, senderName: string | undefined) {
+  const id = mailbox.id;
   const rules = PROVIDERS[provider];
   const now = new Date(deps.wallClock.now()).toISOString();
   await deps.store.update(mailboxKey(id), {

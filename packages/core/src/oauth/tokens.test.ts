@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as domains from '../domain/index.ts';
 import * as mailboxes from '../mailbox/index.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
+import { fromItem } from '../mailbox/entity.ts';
 import { OAuthRefusedError, type OAuthClient } from '../ports/oauth.ts';
 import { sealSecret } from '../secrets/index.ts';
 import { created, unitDeps } from '../testing/unit-deps.ts';
@@ -35,7 +36,7 @@ async function connected() {
   const box = await created(mailboxes.create, deps, { email: 'g@g.com', domainId: domain.id, provider: 'GOOGLE' });
   const id = String(box.id);
   await deps.store.update(mailboxKey(id), { set: { auth: 'oauth', status: 'ACTIVE', sealedRefreshToken: await sealSecret(deps.keys, 'rt-0', refreshTokenContext(id)) } });
-  return { deps, p, id, mailbox: async () => (await deps.store.get(mailboxKey(id)))! };
+  return { deps, p, id, mailbox: async () => fromItem((await deps.store.get(mailboxKey(id)))!) };
 }
 
 describe('access tokens for XOAUTH2', () => {

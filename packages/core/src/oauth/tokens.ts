@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import { EngineError } from '../errors.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { OAuthRefusedError, type OAuthProviderName } from '../ports/oauth.ts';
-import type { Item } from '../ports/store.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
 import { PROVIDERS, providerOf } from './providers.ts';
 
@@ -47,9 +47,9 @@ export class MailboxAccessError extends EngineError {
  * which stops its sends, and throws MailboxAccessError; a provider that cannot
  * be reached throws as it is, to be tried again later.
  */
-export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>, mailbox: Item): Promise<string> {
-  const id = String(mailbox.id);
-  const sealed = String(mailbox.sealedRefreshToken ?? '');
+export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>, mailbox: Mailbox): Promise<string> {
+  const id = mailbox.id;
+  const sealed = mailbox.sealedRefreshToken ?? '';
   const provider = providerOf(mailbox.provider);
   if (!sealed || !provider || mailbox.auth !== 'oauth') throw new MailboxAccessError('The mailbox is not connected: connect it with its provider first.');
   const cache = cacheOf(deps);
