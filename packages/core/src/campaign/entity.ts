@@ -36,7 +36,8 @@ export const Campaign = z.looseObject({
   steps: z.array(StoredStep).default([]),
   bounceRateThreshold: z.number().optional(),
   pausedForBounceRate: z.boolean().optional(),
-  contentQuality: z.object({ score: z.number(), reasons: z.array(z.string()) }).optional(),
+  /** The copy's quality score (0 to 100), kept when the subject or body changes. */
+  contentQuality: z.number().optional(),
   leadsCount: z.number().default(0),
   sentCount: z.number().default(0),
   repliesCount: z.number().default(0),
