@@ -1,10 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError, NotFoundError } from '../errors.ts';
-import type { Item } from '../ports/store.ts';
 import { verb } from '../validate.ts';
 import { getByName } from '../domain/index.ts';
 import { allDomains, domainKey } from '../domain/keys.ts';
+import { fromItem, hasMailingAddress, type Domain } from '../domain/entity.ts';
 import { runCheck, toPublic } from './check.ts';
 import { CheckDomain, PublicCheck } from './deliverability.schema.ts';
 import type { DomainCheck } from './types.ts';
@@ -14,15 +14,15 @@ export type { DomainCheck, PublicDomainCheck } from './types.ts';
 type D = Pick<Deps, 'store' | 'dns' | 'wallClock'>;
 
 /** Checks one stored domain with its saved selector (or a one-off one) and keeps the result as its lastCheck. */
-async function checkItem(deps: D, item: Item, selector?: string | null): Promise<DomainCheck> {
-  const result = await runCheck(deps, String(item.domainName), {
+async function checkItem(deps: D, domain: Domain, selector?: string | null): Promise<DomainCheck> {
+  const result = await runCheck(deps, domain.domainName, {
     selector,
-    savedSelector: (item.dkimSelector as string | null | undefined) ?? null,
-    hasMailingAddress: Boolean(item.mailingAddress),
+    savedSelector: domain.dkimSelector ?? null,
+    hasMailingAddress: hasMailingAddress(domain),
   });
   try {
     // Not an edit by the user: updatedAt stays. A domain deleted meanwhile is not brought back.
-    await deps.store.update(domainKey(String(item.id)), { set: { lastCheck: result }, if: { itemExists: true } });
+    await deps.store.update(domainKey(domain.id), { set: { lastCheck: result }, if: { itemExists: true } });
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }
@@ -34,9 +34,9 @@ async function checkItem(deps: D, item: Item, selector?: string | null): Promise
  * the engine does not have is 404 (the public check is the one for any name).
  */
 export const check = verb(CheckDomain, async (deps: D, { domain, selector }) => {
-  const item = await getByName(deps, domain);
-  if (!item) throw new NotFoundError(`There is no domain ${domain} in this engine. Add it with POST /v1/domains, or use /public/domain-check.`);
-  return checkItem(deps, item, selector);
+  const found = await getByName(deps, domain);
+  if (!found) throw new NotFoundError(`There is no domain ${domain} in this engine. Add it with POST /v1/domains, or use /public/domain-check.`);
+  return checkItem(deps, found, selector);
 });
 
 /**
@@ -49,7 +49,7 @@ export async function checkAll(deps: D & Pick<Deps, 'log'>, concurrency = 4): Pr
   let failed = 0;
   await eachLimited(items, concurrency, async (item) => {
     try {
-      await checkItem(deps, item);
+      await checkItem(deps, fromItem(item));
       checked++;
     } catch (err) {
       failed++;

@@ -35,6 +35,11 @@ export const fromItem = (item: Item): Domain => Domain.parse(item);
 
 export const toItem = (d: Domain): Item => ({ ...domainKey(d.id), ...domainCollection(d.id), ...d });
 
+/** The name's uniqueness item (one domain per name): it points at the domain that holds the name. */
+export const NameClaim = z.object({ domainId: z.string() });
+export type NameClaim = z.infer<typeof NameClaim>;
+export const nameClaimFromItem = (item: Item): NameClaim => NameClaim.parse(item);
+
 /** Whether the footer can be printed for mail from this domain (guardrail 2). */
 export const hasMailingAddress = (d: Pick<Domain, 'mailingAddress'> | undefined): boolean =>
   typeof d?.mailingAddress === 'string' && d.mailingAddress.trim() !== '';

@@ -3,12 +3,14 @@ import type { Deps } from '../deps.ts';
 import { queryAll, publicFields } from '../collections.ts';
 import { ConflictError, ConditionFailedError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Item } from '../ports/store.ts';
 import { parse, verb } from '../validate.ts';
 import { CreateDomain, formatAddress, UpdateDomain, DomainName } from './domain.schema.ts';
-import { allDomains, domainCollection, domainKey, domainNameKey } from './keys.ts';
+import { allDomains, domainKey, domainNameKey } from './keys.ts';
+import { fromItem, nameClaimFromItem, toItem, type Domain } from './entity.ts';
 import { allCampaigns } from '../campaign/keys.ts';
+import * as campaignRows from '../campaign/entity.ts';
 import { allMailboxes } from '../mailbox/keys.ts';
+import * as mailboxRows from '../mailbox/entity.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock'>;
 
@@ -23,11 +25,13 @@ export interface UsedBy {
  * usedBy (docs/api.md, Domains): the non-archived campaigns with a picked mailbox on the
  * domain, and how many of those are ACTIVE, PAUSED and DRAFT.
  */
-export function usedBy(domainId: string, campaigns: Item[], mailboxes: Item[]): { usedBy: UsedBy; campaigns: Item[] } {
+export function usedBy(
+  domainId: string,
+  campaigns: campaignRows.Campaign[],
+  mailboxes: mailboxRows.Mailbox[],
+): { usedBy: UsedBy; campaigns: campaignRows.Campaign[] } {
   const onDomain = new Set(mailboxes.filter((m) => m.domainId === domainId).map((m) => m.id));
-  const using = campaigns.filter(
-    (c) => c.status !== 'ARCHIVED' && ((c.mailboxIds as string[] | undefined) ?? []).some((id) => onDomain.has(id)),
-  );
+  const using = campaigns.filter((c) => c.status !== 'ARCHIVED' && c.mailboxIds.some((id) => onDomain.has(id)));
   const count = (s: string) => using.filter((c) => c.status === s).length;
   return {
     usedBy: { campaigns: using.length, sending: count('ACTIVE'), paused: count('PAUSED'), drafts: count('DRAFT') },
@@ -40,18 +44,18 @@ async function world(deps: D) {
     queryAll(deps.store, allCampaigns()),
     queryAll(deps.store, allMailboxes()),
   ]);
-  return { campaigns, mailboxes };
+  return { campaigns: campaigns.map(campaignRows.fromItem), mailboxes: mailboxes.map(mailboxRows.fromItem) };
 }
 
-const toDomain = (item: Item, used: UsedBy) => ({
-  ...publicFields(item, ['placementRunId', 'placementSample']),
-  redirectUrl: item.redirectUrl ?? null,
-  dkimSelector: item.dkimSelector ?? null,
-  label: item.label ?? null,
-  mailingAddress: item.mailingAddress ?? null,
-  mailingAddressParts: item.mailingAddressParts ?? null,
+const toDomain = (d: Domain, used: UsedBy) => ({
+  ...publicFields(d, ['placementRunId', 'placementSample']),
+  redirectUrl: d.redirectUrl ?? null,
+  dkimSelector: d.dkimSelector ?? null,
+  label: d.label ?? null,
+  mailingAddress: d.mailingAddress ?? null,
+  mailingAddressParts: d.mailingAddressParts ?? null,
   /** The latest domain check (hourly, or on demand); null until the first one. */
-  lastCheck: item.lastCheck ?? null,
+  lastCheck: d.lastCheck ?? null,
   usedBy: used,
 });
 
@@ -71,9 +75,7 @@ function addressFields(input: { mailingAddress?: string | null; mailingAddressPa
 export const create = verb(CreateDomain, async (deps: D, input) => {
   const id = newId();
   const now = new Date(deps.wallClock.now()).toISOString();
-  const item: Item = {
-    ...domainKey(id),
-    ...domainCollection(id),
+  const domain: Domain = {
     id,
     domainName: input.domainName,
     redirectUrl: input.redirectUrl ?? null,
@@ -88,30 +90,32 @@ export const create = verb(CreateDomain, async (deps: D, input) => {
   try {
     await deps.store.transact([
       { put: { ...domainNameKey(input.domainName), domainId: id }, if: { itemExists: false } },
-      { put: item, if: { itemExists: false } },
+      { put: toItem(domain), if: { itemExists: false } },
     ]);
   } catch (err) {
     if (err instanceof TransactionFailedError) throw new ConflictError(`The domain ${input.domainName} is already added.`);
     throw err;
   }
-  return toDomain(item, { campaigns: 0, sending: 0, paused: 0, drafts: 0 });
+  return toDomain(domain, { campaigns: 0, sending: 0, paused: 0, drafts: 0 });
 });
 
 export async function list(deps: D) {
   const [domains, w] = await Promise.all([queryAll(deps.store, allDomains()), world(deps)]);
-  return domains.map((d) => toDomain(d, usedBy(String(d.id), w.campaigns, w.mailboxes).usedBy));
+  return domains.map(fromItem).map((d) => toDomain(d, usedBy(d.id, w.campaigns, w.mailboxes).usedBy));
 }
 
-export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Domain> {
   const item = await deps.store.get(domainKey(id));
   if (!item) throw new NotFoundError(`There is no domain ${id}.`);
-  return item;
+  return fromItem(item);
 }
 
 /** The domain of a name, for the check route (the only route keyed by name). */
-export async function getByName(deps: Pick<Deps, 'store'>, name: unknown): Promise<Item | undefined> {
+export async function getByName(deps: Pick<Deps, 'store'>, name: unknown): Promise<Domain | undefined> {
   const unique = await deps.store.get(domainNameKey(parse(DomainName, name)));
-  return unique ? deps.store.get(domainKey(String(unique.domainId))) : undefined;
+  if (!unique) return undefined;
+  const item = await deps.store.get(domainKey(nameClaimFromItem(unique).domainId));
+  return item && fromItem(item);
 }
 
 /**
@@ -141,7 +145,7 @@ export const update = verb(
     }
     try {
       const after = await deps.store.update(domainKey(id), { set, if: { itemExists: true } });
-      return toDomain(after, use.usedBy);
+      return toDomain(fromItem(after), use.usedBy);
     } catch (err) {
       if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no domain ${id}.`);
       throw err;
