@@ -6,27 +6,27 @@
 import type { Item } from './ports/store.ts';
 import type { JobRef } from './ports/queue.ts';
 import { campaignStep } from './sending/campaign-send.ts';
+import type { Job } from './sending/job.entity.ts';
 import type { JobKind } from './sending/kinds.ts';
 import { placementProbe } from './placement/probe.ts';
 
 const KINDS: JobKind[] = [campaignStep, placementProbe];
 const byName = new Map(KINDS.map((k) => [k.name, k]));
 
-export function kindOf(job: Item): JobKind {
-  const name = String(job.kind ?? campaignStep.name);
+/** The kind of a job (typed, or a row as listed by the queue status); a job without one is a campaign step, as jobs always were. */
+export function kindOf(job: Job | Item): JobKind {
+  const name = typeof job.kind === 'string' ? job.kind : campaignStep.name;
   const kind = byName.get(name);
-  if (!kind) throw new Error(`The job ${String(job.id)} is of a kind this engine does not know: ${name}.`);
+  if (!kind) throw new Error(`The job ${typeof job.id === 'string' ? job.id : ''} is of a kind this engine does not know: ${name}.`);
   return kind;
 }
 
 /** What a job's queue message carries so its send reads everything in one batch (ports/queue.ts). */
-export function refOf(job: Item): JobRef {
-  const kind = kindOf(job);
+export function refOf(job: Job): JobRef {
   const ref: JobRef = {};
-  if (job.kind) ref.kind = String(job.kind);
-  if (job.mailboxId) ref.mailboxId = String(job.mailboxId);
-  for (const f of kind.refFields) if (job[f] !== undefined && job[f] !== null) ref[f] = String(job[f]);
-  return ref;
+  if (job.kind) ref.kind = job.kind;
+  if (job.mailboxId) ref.mailboxId = job.mailboxId;
+  return { ...ref, ...kindOf(job).refOf(job) };
 }
 
 /** The kind a message names, before its job is read. */

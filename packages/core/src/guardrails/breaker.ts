@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
@@ -14,9 +15,40 @@ type D = Pick<Deps, 'store' | 'clock' | 'metrics'>;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * A campaign/mailbox pair's breaker, as stored (pairKey). A pair that never
+ * bounced has no item: it reads as untripped, in epoch 0. The counts and
+ * ids are written when it trips, for whoever looks at it then.
+ */
+export const BreakerPair = z.looseObject({
+  tripped: z.boolean().default(false),
+  /** The window's epoch: a resume starts a new one, so old counts no longer count. */
+  epoch: z.number().default(0),
+  /** Engine ms of the pair's last bounce; a resume clears it. */
+  lastBounceAt: z.number().optional(),
+  trippedAt: z.string().optional(),
+  sends: z.number().optional(),
+  bounces: z.number().optional(),
+  campaignId: z.string().optional(),
+  mailboxId: z.string().optional(),
+});
+export type BreakerPair = z.infer<typeof BreakerPair>;
+
+/** The pair's item, or the untripped pair its absence means. */
+export const pairFromItem = (item: Item | undefined): BreakerPair => BreakerPair.parse(item ?? {});
+
+/** Sends and bounces of a pair on one day of one epoch (pairDayKey): atomic counters, each missing until first counted. */
+export const PairDay = z.looseObject({
+  sends: z.number().default(0),
+  bounces: z.number().default(0),
+});
+export type PairDay = z.infer<typeof PairDay>;
+
+export const pairDayFromItem = (item: Item): PairDay => PairDay.parse(item);
+
 async function epochOf(deps: Pick<Deps, 'store'>, campaignId: string, mailboxId: string) {
-  const pair = await deps.store.get(pairKey(campaignId, mailboxId));
-  return { tripped: Boolean(pair?.tripped), epoch: Number(pair?.epoch ?? 0) };
+  const pair = pairFromItem(await deps.store.get(pairKey(campaignId, mailboxId)));
+  return { tripped: pair.tripped, epoch: pair.epoch };
 }
 
 /** Whether this campaign/mailbox pair is paused by the breaker. */
@@ -53,13 +85,13 @@ async function record(deps: D, campaignId: string, mailboxId: string, what: 'sen
  * The send path's count of one send, for its record transaction: no read,
  * the epoch comes from the pair item the send read before claiming.
  */
-export function sendCountOp(campaignId: string, mailboxId: string, pair: Item | undefined, now: number): TransactOp {
-  return { update: pairDayKey(campaignId, mailboxId, Number(pair?.epoch ?? 0), utcDay(now)), change: { add: { sends: 1 } } };
+export function sendCountOp(campaignId: string, mailboxId: string, pair: BreakerPair, now: number): TransactOp {
+  return { update: pairDayKey(campaignId, mailboxId, pair.epoch, utcDay(now)), change: { add: { sends: 1 } } };
 }
 
 /** Whether a send must look at the pair's rate: only a pair with a bounce in its window can trip (a send lowers the rate, but may reach MIN_SENDS). */
-export function bouncedLately(pair: Item | undefined, now: number): boolean {
-  return Boolean(pair && !pair.tripped && Number(pair.lastBounceAt ?? 0) > now - WINDOW_DAYS * 86_400_000);
+export function bouncedLately(pair: BreakerPair, now: number): boolean {
+  return !pair.tripped && (pair.lastBounceAt ?? 0) > now - WINDOW_DAYS * 86_400_000;
 }
 
 /** Trips the pair when its rolling rate is over the campaign's threshold after at least MIN_SENDS sends. Returns whether it tripped it. */
@@ -71,8 +103,9 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
     pk: pairKey(campaignId, mailboxId).pk,
     skBetween: [pairDayKey(campaignId, mailboxId, epoch, from).sk, pairDayKey(campaignId, mailboxId, epoch, utcDay(now)).sk],
   });
-  const sends = days.items.reduce((n, d) => n + Number(d.sends ?? 0), 0);
-  const bounces = days.items.reduce((n, d) => n + Number(d.bounces ?? 0), 0);
+  const counts = days.items.map(pairDayFromItem);
+  const sends = counts.reduce((n, d) => n + d.sends, 0);
+  const bounces = counts.reduce((n, d) => n + d.bounces, 0);
   const campaign = await deps.store.get(campaignKey(campaignId));
   const threshold = Number(campaign?.bounceRateThreshold ?? DEFAULT_BOUNCE_RATE_THRESHOLD);
   if (sends < MIN_SENDS || (bounces * 100) / sends <= threshold) return false;
@@ -91,9 +124,12 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
  */
 export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Promise<void> {
   const pairs = await queryAll(deps.store, trippedPairsOf(campaignId));
-  for (const pair of pairs) {
-    await deps.store.update(pairKey(campaignId, String(pair.mailboxId)), {
-      set: { tripped: false, epoch: Number(pair.epoch ?? 0) + 1 },
+  for (const item of pairs) {
+    const pair = pairFromItem(item);
+    // A tripped pair carries its ids (evaluate writes them with the trip); its key names the mailbox in any case.
+    const mailboxId = pair.mailboxId ?? item.pk.slice(pairKey(campaignId, '').pk.length);
+    await deps.store.update(pairKey(campaignId, mailboxId), {
+      set: { tripped: false, epoch: pair.epoch + 1 },
       remove: ['gsi2pk', 'gsi2sk', 'lastBounceAt'],
     });
   }

@@ -18,8 +18,12 @@ import type { Item, TransactOp } from '../ports/store.ts';
 import * as seeds from '../seed/index.ts';
 import { createJobOps, foldCounters, newJob } from '../sending/jobs.ts';
 import { parse } from '../validate.ts';
-import { domainRuns, OPEN_RUNS, probeJobId, probesOfRun, runKey, runProbes, runsOfDomain } from './keys.ts';
-import { PROBE_KIND, type ProbeCopy } from './probe.ts';
+import { probeJobId, probesOfRun, runProbes, runsOfDomain } from './keys.ts';
+import { PROBE_KIND } from './probe.ts';
+import { probeFromItem, runFromItem, runToItem, type ProbeCopy, type ProbeJob, type Run } from './entity.ts';
+import { fromItem as campaignFromItem } from '../campaign/entity.ts';
+import { fromItem as domainFromItem, hasMailingAddress } from '../domain/entity.ts';
+import { fromItem as mailboxFromItem } from '../mailbox/entity.ts';
 import { StartSample, type PlacementRollup } from './placement.schema.ts';
 import { probeState } from './reader.ts';
 import { mailboxesOfDomain } from '../mailbox/keys.ts';
@@ -38,15 +42,17 @@ export const DEFAULT_COPY: ProbeCopy = {
 async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typeof StartSample>): Promise<ProbeCopy & { campaignId?: string }> {
   let copy: ProbeCopy & { campaignId?: string } = DEFAULT_COPY;
   if (input.campaignId) {
-    const campaign = await deps.store.get(campaignKey(input.campaignId));
-    if (!campaign) throw new ValidationError(`campaignId: there is no campaign ${input.campaignId}.`);
-    if (!String(campaign.subject ?? '').trim() || !String(campaign.template ?? '').trim()) {
+    const row = await deps.store.get(campaignKey(input.campaignId));
+    if (!row) throw new ValidationError(`campaignId: there is no campaign ${input.campaignId}.`);
+    const campaign = campaignFromItem(row);
+    const { subject, template } = campaign;
+    if (!subject?.trim() || !template?.trim()) {
       throw new ValidationError('campaignId: the campaign has no first email (subject and template) to sample.');
     }
     copy = {
-      subject: String(campaign.subject),
-      body: String(campaign.template),
-      unsubscribeUrlTemplate: (campaign.unsubscribeUrlTemplate as string | null | undefined) ?? null,
+      subject,
+      body: template,
+      unsubscribeUrlTemplate: campaign.unsubscribeUrlTemplate ?? null,
       campaignId: input.campaignId,
     };
   } else if (input.subject !== undefined && input.body !== undefined) {
@@ -71,18 +77,19 @@ async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typ
  */
 export async function start(deps: Deps, domainId: string, body: unknown) {
   // An unknown domain is 404 whatever the body says.
-  const domain = await deps.store.get(domainKey(domainId));
-  if (!domain) throw new NotFoundError(`There is no domain ${domainId}.`);
+  const row = await deps.store.get(domainKey(domainId));
+  if (!row) throw new NotFoundError(`There is no domain ${domainId}.`);
+  const domain = domainFromItem(row);
   const input = { ...parse(StartSample, body ?? {}), domainId };
-  const name = String(domain.domainName);
-  if (!String(domain.mailingAddress ?? '').trim()) {
+  const name = domain.domainName;
+  if (!hasMailingAddress(domain)) {
     throw new ValidationError(`${name} has no mailing address, and every email carries it in its footer: add one before sampling placement.`);
   }
   const copy = await copyFor(deps, input);
   if (!copy.unsubscribeUrlTemplate?.trim() && !deps.config.publicBaseUrl.trim()) {
     throw new ValidationError('There is no unsubscribe link for the sample: set PUBLIC_BASE_URL, or sample a campaign that has an unsubscribeUrlTemplate.');
   }
-  const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId))).filter(
+  const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId))).map(mailboxFromItem).filter(
     (m) => canSend(m) && hasCredentials(m) && m.smtpHost,
   );
   if (!mailboxes.length) throw new ValidationError(`No mailbox at ${name} can send: connect one, or resume a paused one, before sampling placement.`);
@@ -93,12 +100,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   const id = newId();
   const now = deps.clock.now();
   const startedAt = new Date(deps.wallClock.now()).toISOString();
-  const run: Item = {
-    ...runKey(id),
-    gsi2pk: domainRuns(input.domainId),
-    gsi2sk: id,
-    gsi3pk: OPEN_RUNS,
-    gsi3sk: id,
+  const run: Run = {
     id,
     domainId: input.domainId,
     status: 'OPEN',
@@ -114,7 +116,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
         kind: PROBE_KIND,
         group: runProbes(id),
         dueAt: now,
-        mailboxId: String(mailboxes[i % mailboxes.length]!.id),
+        mailboxId: mailboxes[i % mailboxes.length]!.id,
         fields: { runId: id, domainId: input.domainId, seedId: seed.id, seedEmail: seed.email, provider: seed.provider },
       },
       now,
@@ -123,7 +125,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   const ops: TransactOp[] = [
     // One run per domain at a time: the domain holds the open run's id.
     { update: domainKey(input.domainId), change: { set: { placementRunId: id }, if: { and: [{ itemExists: true }, { attr: 'placementRunId', exists: false }] } } },
-    { put: run, if: { itemExists: false } },
+    { put: runToItem(run), if: { itemExists: false } },
     ...probes.flatMap((p) => createJobOps(p, now)),
   ];
   try {
@@ -135,11 +137,11 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
     throw err;
   }
   deps.log.info('placement run started', { runId: id, domainId: input.domainId, seeds: probes.length, mailboxes: mailboxes.length });
-  return toRun(run, probes);
+  return toRun(run, probes.map(probeFromItem));
 }
 
 /** A run as the API shows it: its state, and each seed's. */
-function toRun(run: Item, probes: Item[]) {
+function toRun(run: Run, probes: ProbeJob[]) {
   const states = probes.map(probeState);
   const status = run.status === 'COMPLETE' ? 'COMPLETE' : states.includes('WAITING') ? 'SENDING' : 'READING';
   return {
@@ -158,18 +160,18 @@ function toRun(run: Item, probes: Item[]) {
       mailboxId: p.mailboxId ?? null,
       state: states[i],
       sentAt: p.sentAt ?? null,
-      reason: p.placementReason ?? (states[i] === 'SKIPPED' ? String(p.reason ?? p.lastError ?? 'not sent') : p.lastError ?? null),
+      reason: p.placementReason ?? (states[i] === 'SKIPPED' ? (p.reason ?? p.lastError ?? 'not sent') : (p.lastError ?? null)),
     })),
-    rollup: (run.rollup as PlacementRollup | undefined) ?? null,
+    rollup: run.rollup ?? null,
   };
 }
 
 /** GET /v1/domains/{id}/placement-sample: the latest finished run's rollup (zeros and a null sampledAt before the first). */
 export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promise<PlacementRollup> {
-  const domain = await deps.store.get(domainKey(domainId));
-  if (!domain) throw new NotFoundError(`There is no domain ${domainId}.`);
+  const row = await deps.store.get(domainKey(domainId));
+  if (!row) throw new NotFoundError(`There is no domain ${domainId}.`);
   return (
-    (domain.placementSample as PlacementRollup | undefined) ?? { domainId, sampledAt: null, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} }
+    domainFromItem(row).placementSample ?? { domainId, sampledAt: null, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} }
   );
 }
 
@@ -177,6 +179,8 @@ export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promi
 export async function runs(deps: Pick<Deps, 'store'>, domainId: string, limit = 10) {
   if (!(await deps.store.get(domainKey(domainId)))) throw new NotFoundError(`There is no domain ${domainId}.`);
   const page = await deps.store.query({ ...runsOfDomain(domainId), reverse: true, limit });
-  return Promise.all(page.items.map(async (run) => toRun(run, await queryAll(deps.store, probesOfRun(String(run.id))))));
+  return Promise.all(
+    page.items.map(runFromItem).map(async (run) => toRun(run, (await queryAll(deps.store, probesOfRun(run.id))).map(probeFromItem))),
+  );
 }
 

@@ -1,22 +1,19 @@
 import type { Deps } from '../deps.ts';
 import { renderCopy } from '../copy/placeholders.ts';
 import { seedSubject, unsubscribeUrl } from '../guardrails/unsubscribe.ts';
-import type { Item } from '../ports/store.ts';
+import type { Domain } from '../domain/entity.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 import { seedKey } from '../seed/keys.ts';
 import type { Reads } from '../sending/send-reads.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
+import type { Job } from '../sending/job.entity.ts';
 import { move } from '../sending/jobs.ts';
 import type { JobControl, SendOutcome, SendPlan } from '../sending/send-plan.ts';
 import type { JobKind } from '../sending/kinds.ts';
+import { probeFromItem, runFromItem, type ProbeCopy } from './entity.ts';
 import { runKey } from './keys.ts';
 
-/** What a run sends, fixed when it starts: the campaign's first email, or the copy given. */
-export interface ProbeCopy {
-  subject: string;
-  body: string;
-  /** The campaign's own unsubscribe page, when the copy is a campaign's. */
-  unsubscribeUrlTemplate?: string | null;
-}
+export type { ProbeCopy } from './entity.ts';
 
 /**
  * The sample email to one seed inbox: the copy with placeholders filled as
@@ -26,13 +23,13 @@ export interface ProbeCopy {
  */
 export async function composeProbe(
   deps: Pick<Deps, 'store' | 'keys' | 'config' | 'random'>,
-  p: { copy: ProbeCopy; seed: Item; mailbox: Item; domain: Item },
+  p: { copy: ProbeCopy; seedId: string; to: string; mailbox: Mailbox; domain: Domain },
 ): Promise<Composed> {
-  const to = String(p.seed.email);
-  const values = placeholderValues({ pk: '', sk: '', email: to }, p.mailbox);
+  const { to } = p;
+  const values = placeholderValues({ email: to }, p.mailbox);
   const subject = renderCopy(p.copy.subject, values, undefined, deps.random).text.trim();
   const body = renderCopy(p.copy.body, values, undefined, deps.random).text;
-  const url = await unsubscribeUrl(deps, { id: seedSubject(String(p.seed.id)), email: to }, { unsubscribeUrlTemplate: p.copy.unsubscribeUrlTemplate });
+  const url = await unsubscribeUrl(deps, { id: seedSubject(p.seedId), email: to }, { unsubscribeUrlTemplate: p.copy.unsubscribeUrlTemplate });
   return { aiGenerated: false, subject, email: wrapEmail({ mailbox: p.mailbox, domain: p.domain, to, subject, body, unsubscribeUrl: url, aiDisclosure: false }) };
 }
 
@@ -41,23 +38,27 @@ export async function composeProbe(
  * its seed inbox. Its outcome is written on the probe's job only: no
  * campaign counts it, no lead moves, no breaker sees it.
  */
-export async function planProbeSend(deps: Deps, job: Item, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
-  const run = read.get(runKey(String(job.runId)));
-  const seed = read.get(seedKey(String(job.seedId)));
-  if (!run) return ctl.cancel('placement run removed');
+export async function planProbeSend(deps: Deps, queued: Job, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
+  const job = probeFromItem(queued);
+  const runRow = read.get(runKey(job.runId));
+  const seed = read.get(seedKey(job.seedId));
+  if (!runRow) return ctl.cancel('placement run removed');
   if (!seed) return ctl.cancel('seed inbox removed');
+  const run = runFromItem(runRow);
   if (seed.unsubscribedAt) return ctl.cancel('The seed inbox unsubscribed from samples: delete it and add it again to sample it.');
   // A suppressed seed address is refused by the send path's claim, before a slot is booked.
+  // The address the run took from the seed (a seed's address never changes: a new address is a new seed).
+  const to = job.seedEmail;
   const at = () => ({ ms: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString() });
   return {
-    mailboxIds: [String(job.mailboxId)],
+    mailboxIds: [job.mailboxId],
     pinned: true,
-    to: String(seed.email),
+    to,
     // Never AI: a sample must not spend the customer's AI credits.
     paid: false,
     // A seed is the customer's own inbox, not a lead: there is no sequence to stop.
     onSuppressed: async () => {},
-    compose: (mailbox, domain) => composeProbe(deps, { copy: run.copy as ProbeCopy, seed, mailbox, domain }),
+    compose: (mailbox, domain) => composeProbe(deps, { copy: run.copy, seedId: job.seedId, to, mailbox, domain }),
     async recordSent(held, _mailbox, composed) {
       const t = at();
       await move(deps, held, 'SENT', { set: { sentAt: t.iso, sentAtMs: t.ms, subject: composed.subject } });
@@ -86,8 +87,11 @@ export const placementProbe: JobKind = {
   name: PROBE_KIND,
   // A placement sample waits in the same queue: it has a seed, not a campaign and a lead.
   label: 'placement',
-  refFields: ['runId', 'seedId'],
-  reads: (ref) => [runKey(String(ref.runId)), seedKey(String(ref.seedId))],
+  refOf: (job) => {
+    const { runId, seedId } = probeFromItem(job);
+    return { runId, seedId };
+  },
+  reads: (ref) => [...(ref.runId ? [runKey(ref.runId)] : []), ...(ref.seedId ? [seedKey(ref.seedId)] : [])],
   plan: planProbeSend,
   settleSent: async (deps, job) => {
     const t = deps.clock.now();

@@ -8,19 +8,19 @@ import { eachLimited, queryAll } from '../collections.ts';
 import { TransactionFailedError } from '../errors.ts';
 import { domainKey } from '../domain/keys.ts';
 import type { Placement } from '../ports/mail-reader.ts';
-import type { Item } from '../ports/store.ts';
 import * as seeds from '../seed/index.ts';
 import { seedKey } from '../seed/keys.ts';
 import { jobKey } from '../sending/keys.ts';
 import { move } from '../sending/jobs.ts';
 import type { PlacementRollup } from './placement.schema.ts';
 import { openRuns, probesOfRun, runKey } from './keys.ts';
+import { probeFromItem, runFromItem, type ProbeJob, type Run, type Verdict } from './entity.ts';
 
 /** What a probe tells at present: still to send, sent and being read, or its verdict. */
 export type ProbeState = 'WAITING' | 'READING' | Placement | 'SKIPPED';
 
-export function probeState(job: Item): ProbeState {
-  if (job.placement) return job.placement as ProbeState;
+export function probeState(job: ProbeJob): ProbeState {
+  if (job.placement) return job.placement;
   if (job.state === 'SENT' || (job.state === 'FAILED' && job.unknownOutcome)) return 'READING';
   if (job.state === 'FAILED' || job.state === 'CANCELLED') return 'SKIPPED';
   return 'WAITING';
@@ -31,8 +31,9 @@ export function rollup(domainId: string, sampledAt: string, probes: { provider: 
   const out: PlacementRollup = { domainId, sampledAt, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} };
   const field = { INBOX: 'inbox', SPAM: 'spam', MISSING: 'missing' } as const;
   for (const p of probes) {
-    if (!(p.placement in field)) continue;
-    const k = field[p.placement as Placement];
+    const { placement } = p;
+    if (placement !== 'INBOX' && placement !== 'SPAM' && placement !== 'MISSING') continue;
+    const k = field[placement];
     const provider = (out.byProvider[p.provider] ??= { inbox: 0, spam: 0, missing: 0 });
     provider[k]++;
     out[k]++;
@@ -65,7 +66,7 @@ const READ_TIMEOUT_MS = 15_000;
 export async function tick(deps: Deps): Promise<{ read: number; completed: number }> {
   let read = 0;
   let completed = 0;
-  for (const run of await queryAll(deps.store, openRuns())) {
+  for (const run of (await queryAll(deps.store, openRuns())).map(runFromItem)) {
     const r = await advance(deps, run);
     read += r.read;
     if (r.completed) completed++;
@@ -73,11 +74,11 @@ export async function tick(deps: Deps): Promise<{ read: number; completed: numbe
   return { read, completed };
 }
 
-async function advance(deps: Deps, run: Item): Promise<{ read: number; completed: boolean }> {
+async function advance(deps: Deps, run: Run): Promise<{ read: number; completed: boolean }> {
   const now = deps.clock.now();
-  const probes = await queryAll(deps.store, probesOfRun(String(run.id)));
+  const probes = (await queryAll(deps.store, probesOfRun(run.id))).map(probeFromItem);
   let read = 0;
-  const timedOut = now - Number(run.startedAtMs) > RUN_TIMEOUT_MS;
+  const timedOut = now - run.startedAtMs > RUN_TIMEOUT_MS;
   await eachLimited(probes, READ_CONCURRENCY, async (probe, i) => {
     const state = probeState(probe);
     if (state === 'READING') {
@@ -85,9 +86,9 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
       if (verdict) read++;
       probes[i] = verdict ? { ...probe, ...verdict } : probe;
     } else if (state === 'SKIPPED' && !probe.placement) {
-      const reason = probe.state === 'CANCELLED' ? String(probe.reason ?? 'cancelled') : `The sample could not be sent (${String(probe.lastError ?? 'failed')}).`;
+      const reason = probe.state === 'CANCELLED' ? (probe.reason ?? 'cancelled') : `The sample could not be sent (${probe.lastError ?? 'failed'}).`;
       probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', reason)) };
-    } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'QUEUED', 'PARKED'].includes(String(probe.state))) {
+    } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'QUEUED', 'PARKED'].includes(probe.state)) {
       // Conditional on the state it had: a sender claiming it at this moment wins, or this does. A CLAIMED
       // probe is settled by the sender or, if the sender died, by the dispatcher.
       await move(deps, probe, 'CANCELLED', { set: { reason: 'the sample was not sent within two days' } });
@@ -98,10 +99,10 @@ async function advance(deps: Deps, run: Item): Promise<{ read: number; completed
 }
 
 /** Writes a probe's verdict once (a second tick reading the same probe writes nothing). */
-async function settle(deps: Pick<Deps, 'store'>, probe: Item, placement: ProbeState, reason?: string): Promise<Partial<Item>> {
+async function settle(deps: Pick<Deps, 'store'>, probe: ProbeJob, placement: Verdict, reason?: string): Promise<Partial<ProbeJob>> {
   const set = { placement, ...(reason ? { placementReason: reason } : {}) };
   try {
-    await deps.store.update(jobKey(String(probe.id)), { set, if: { attr: 'placement', exists: false } });
+    await deps.store.update(jobKey(probe.id), { set, if: { attr: 'placement', exists: false } });
   } catch (err) {
     if ((err as Error).name !== 'ConditionFailedError') throw err;
   }
@@ -115,13 +116,13 @@ async function settle(deps: Pick<Deps, 'store'>, probe: Item, placement: ProbeSt
  * out of the sample after a day rather than counted missing. Returns the
  * verdict written, if any.
  */
-async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item> | undefined> {
-  const sentAt = Number(probe.sentAtMs ?? probe.claimedAt ?? 0);
+async function look(deps: Deps, probe: ProbeJob, now: number): Promise<Partial<ProbeJob> | undefined> {
+  const sentAt = probe.sentAtMs ?? probe.claimedAt ?? 0;
   if (now < sentAt + READ_DELAY_MS) return undefined;
-  if (probe.lastReadAt !== undefined && now < Number(probe.lastReadAt) + READ_EVERY_MS) return undefined;
+  if (probe.lastReadAt !== undefined && now < probe.lastReadAt + READ_EVERY_MS) return undefined;
   // The look is booked before the IMAP login, so two ticks running at once never sign in to one seed together.
   try {
-    await deps.store.update(jobKey(String(probe.id)), {
+    await deps.store.update(jobKey(probe.id), {
       set: { lastReadAt: now },
       if: probe.lastReadAt === undefined ? { attr: 'lastReadAt', exists: false } : { attr: 'lastReadAt', op: '=', value: probe.lastReadAt },
     });
@@ -129,16 +130,16 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
     if ((err as Error).name === 'ConditionFailedError') return undefined;
     throw err;
   }
-  const seed = await deps.store.get(seedKey(String(probe.seedId)));
+  const seed = await deps.store.get(seedKey(probe.seedId));
   if (!seed) return settle(deps, probe, 'SKIPPED', 'The seed inbox was removed before it was read.');
-  const reads = Number(probe.reads ?? 0) + 1;
+  const reads = (probe.reads ?? 0) + 1;
   let found: Placement;
   try {
-    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, String(probe.messageId), String(seed.spamFolder));
+    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, probe.messageId ?? '', String(seed.spamFolder));
   } catch (err) {
     deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
     if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
-    await deps.store.update(jobKey(String(probe.id)), { set: { lastError: 'The seed inbox could not be read; trying again.' } });
+    await deps.store.update(jobKey(probe.id), { set: { lastError: 'The seed inbox could not be read; trying again.' } });
     return undefined;
   }
   if (found !== 'MISSING') return settle(deps, probe, found);
@@ -148,26 +149,27 @@ async function look(deps: Deps, probe: Item, now: number): Promise<Partial<Item>
       ? settle(deps, probe, 'SKIPPED', 'The send was interrupted and the sample never arrived.')
       : settle(deps, probe, 'MISSING', 'Not in the inbox or the spam folder.');
   }
-  await deps.store.update(jobKey(String(probe.id)), { set: { reads } });
+  await deps.store.update(jobKey(probe.id), { set: { reads } });
   return undefined;
 }
 
 /** Finishes a run: its rollup on the run and, when it measured anything, on the domain; the domain is free for the next run. */
-async function complete(deps: Deps, run: Item, probes: Item[]): Promise<boolean> {
+async function complete(deps: Deps, run: Run, probes: ProbeJob[]): Promise<boolean> {
+  // Called once every probe has its verdict.
   const result = rollup(
-    String(run.domainId),
-    String(run.startedAt),
-    probes.map((p) => ({ provider: String(p.provider), placement: p.placement as ProbeState })),
+    run.domainId,
+    run.startedAt,
+    probes.flatMap((p) => (p.placement ? [{ provider: p.provider, placement: p.placement }] : [])),
   );
   const completedAt = new Date(deps.wallClock.now()).toISOString();
   try {
     await deps.store.transact([
       {
-        update: runKey(String(run.id)),
+        update: runKey(run.id),
         change: { set: { status: 'COMPLETE', completedAt, rollup: result }, remove: ['gsi3pk', 'gsi3sk'], if: { attr: 'status', op: '=', value: 'OPEN' } },
       },
       {
-        update: domainKey(String(run.domainId)),
+        update: domainKey(run.domainId),
         // A run that measured nothing (every probe skipped) leaves the last real rollup in place.
         change: {
           ...(result.sampleSize ? { set: { placementSample: result } } : {}),

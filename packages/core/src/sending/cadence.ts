@@ -1,10 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
-import type { Item } from '../ports/store.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { utcDay } from '../guardrails/breaker.ts';
 import { dailyCapKey } from './keys.ts';
-import { dailyCapOf } from '../mailbox/entity.ts';
+import { dailyCapOf, type Mailbox } from '../mailbox/entity.ts';
+import { dailySendsFromItem } from './queue.entity.ts';
 
 /** docs/sending.md, Cadence: at least 480 s between the starts of two sends from one mailbox. */
 export const CADENCE_FLOOR_SECONDS = 480;
@@ -16,8 +16,7 @@ export const nextUtcDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY
 
 /** Sends of the mailbox today. A read that fails throws: the cap fails closed. */
 export async function sentToday(deps: Pick<Deps, 'store' | 'clock'>, mailboxId: string): Promise<number> {
-  const item = await deps.store.get(dailyCapKey(mailboxId, utcDay(deps.clock.now())));
-  return Number(item?.count ?? 0);
+  return dailySendsFromItem(await deps.store.get(dailyCapKey(mailboxId, utcDay(deps.clock.now())))).count;
 }
 
 /**
@@ -25,11 +24,11 @@ export async function sentToday(deps: Pick<Deps, 'store' | 'clock'>, mailboxId: 
  * has passed, and moves it cadence floor plus jitter ahead. A conditional
  * update, so two sender instances can never book the same slot.
  */
-export async function bookSlot(deps: Pick<Deps, 'store' | 'clock' | 'random'>, mailbox: Item): Promise<boolean> {
+export async function bookSlot(deps: Pick<Deps, 'store' | 'clock' | 'random'>, mailbox: Pick<Mailbox, 'id'>): Promise<boolean> {
   const now = deps.clock.now();
   const gap = (CADENCE_FLOOR_SECONDS + deps.random() * JITTER_SECONDS) * 1000;
   try {
-    await deps.store.update(mailboxKey(String(mailbox.id)), {
+    await deps.store.update(mailboxKey(mailbox.id), {
       set: { nextSlotAt: Math.floor(now + gap), lastSendStartedAt: now },
       if: { and: [{ itemExists: true }, { or: [{ attr: 'nextSlotAt', exists: false }, { attr: 'nextSlotAt', op: '<=', value: now }] }] },
     });
@@ -41,11 +40,11 @@ export async function bookSlot(deps: Pick<Deps, 'store' | 'clock' | 'random'>, m
 }
 
 /** Counts one send against today's cap, only while under it (conditional ADD). Returns the day booked, or false. */
-export async function bookDailySend(deps: Pick<Deps, 'store' | 'clock'>, mailbox: Item): Promise<string | false> {
+export async function bookDailySend(deps: Pick<Deps, 'store' | 'clock'>, mailbox: Mailbox): Promise<string | false> {
   const cap = dailyCapOf(mailbox);
   const day = utcDay(deps.clock.now());
   try {
-    await deps.store.update(dailyCapKey(String(mailbox.id), day), {
+    await deps.store.update(dailyCapKey(mailbox.id, day), {
       add: { count: 1 },
       if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: cap }] },
     });

@@ -2,9 +2,14 @@ import type { Deps } from '../deps.ts';
 import { TransactionFailedError } from '../errors.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
+import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import type { Reads } from './send-reads.ts';
+import { keyed, type Reads } from './send-reads.ts';
+import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
+import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
+import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
+import type { Key } from '../ports/store.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
@@ -13,6 +18,7 @@ import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail } from './compose.ts';
 import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
+import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
 import type { JobKind } from './kinds.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
@@ -21,10 +27,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** The mailboxes a job may go from, in order: the planned one first for a first email (rotation), the pinned one only for a follow-up. */
-function candidates(job: Item, campaign: Item, lead: Item): string[] {
-  if (Number(job.step) > 0) return lead.mailboxId ? [String(lead.mailboxId)] : [];
-  const picked = (campaign.mailboxIds as string[] | undefined) ?? [];
-  const planned = String(job.mailboxId ?? '');
+function candidates(job: CampaignStepJob, campaign: Campaign, lead: Lead): string[] {
+  if (job.step > 0) return lead.mailboxId ? [lead.mailboxId] : [];
+  const picked = campaign.mailboxIds;
+  const planned = job.mailboxId ?? '';
   return picked.includes(planned) ? [planned, ...picked.filter((m) => m !== planned)] : picked;
 }
 
@@ -36,24 +42,25 @@ function candidates(job: Item, campaign: Item, lead: Item): string[] {
  * email rotates over the campaign's mailboxes, a follow-up goes from the
  * mailbox its thread started in.
  */
-export async function planCampaignSend(deps: Deps, job: Item, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
-  const campaign = read.get(campaignKey(String(job.campaignId)));
+export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
+  const job = campaignStepOf(queued);
+  const campaign = read.parsed(campaignKey(job.campaignId), campaignFromItem);
   if (!campaign || campaign.status === 'ARCHIVED') return ctl.cancel('campaign archived');
   if (campaign.status !== 'ACTIVE') return ctl.park();
 
-  const lead = read.get(leadKey(String(job.leadId)));
+  const lead = read.parsed(leadKey(job.leadId), leadFromItem);
   if (!lead) return ctl.cancel('lead deleted');
-  if (lead.erased || FINAL.has(String(lead.status))) return ctl.cancel(`lead ${String(lead.status).toLowerCase()}`);
+  if (lead.erased || FINAL.has(lead.status)) return ctl.cancel(`lead ${lead.status.toLowerCase()}`);
 
   // A job that is not going now looks at the suppression list first: a suppressed address ends the lead
   // everywhere rather than wait or end another way. (A job that goes has it checked in its claim.)
   const unlessSuppressed = async (outcome: () => Promise<SendOutcome>): Promise<SendOutcome> => {
-    if (!(await suppression.isSuppressed(deps, String(lead.email)))) return outcome();
-    await suppressEverywhere(deps, String(lead.email));
+    if (!(await suppression.isSuppressed(deps, lead.email))) return outcome();
+    await suppressEverywhere(deps, lead.email);
     return ctl.cancel('address suppressed');
   };
-  const step = Number(job.step);
-  const steps = (campaign.steps as { body?: string; aiRewrite?: boolean }[] | undefined) ?? [];
+  const step = job.step;
+  const steps = campaign.steps;
   if (step > 0 && !(steps[step - 1]?.body ?? '').trim()) {
     // The follow-up was removed or emptied after launch: the sequence ends here instead of sending a bare footer.
     return unlessSuppressed(async () => {
@@ -67,51 +74,51 @@ export async function planCampaignSend(deps: Deps, job: Item, read: Reads, ctl: 
     return unlessSuppressed(() => (step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox')));
   }
   // Checked before any paid AI call.
-  if (step === 0 && (!String(campaign.template ?? '').trim() || !String(campaign.subject ?? '').trim())) {
+  if (step === 0 && (!(campaign.template ?? '').trim() || !(campaign.subject ?? '').trim())) {
     return unlessSuppressed(() => ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.'));
   }
-  const aiBody = typeof job.aiBody === 'string' ? job.aiBody : undefined;
+  const aiBody = job.aiBody;
 
   return {
     mailboxIds,
     pinned: step > 0,
-    to: String(lead.email),
-    breakerCampaignId: String(campaign.id),
+    to: lead.email,
+    breakerCampaignId: campaign.id,
     paid: Boolean(campaign.aiProvider) && !aiBody && (step === 0 || Boolean(steps[step - 1]?.aiRewrite)),
     // Read again in the write that starts SMTP: a reply, bounce or stop that landed while the copy was written wins.
     guard: {
-      key: leadKey(String(lead.id)),
+      key: leadKey(lead.id),
       if: { and: [{ or: [{ attr: 'status', op: '=', value: 'NEW' }, { attr: 'status', op: '=', value: 'CONTACTED' }] }, { attr: 'erased', exists: false }] },
       reason: 'the lead replied, bounced or was stopped before the send',
     },
-    onSuppressed: () => suppressEverywhere(deps, String(lead.email)),
+    onSuppressed: () => suppressEverywhere(deps, lead.email),
     compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody }),
     recordSent: (held, mailbox, composed) =>
       recordSent(deps, {
-        job: held,
+        job: campaignStepOf(held),
         campaign,
         lead,
         mailbox,
         subject: composed.subject,
         messageId: composed.email.messageId,
         aiGenerated: composed.aiGenerated,
-        pair: read.get(pairKey(String(campaign.id), String(mailbox.id))),
+        pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
       }),
     async recordBounce(held, mailbox, lastError) {
       // A 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: new Date(deps.clock.now()).toISOString() } });
       await transition(deps, lead, 'BOUNCED');
-      await suppression.suppress(deps, String(lead.email), 'bounce');
-      await suppressEverywhere(deps, String(lead.email), String(lead.id));
-      await breaker.recordSend(deps, String(campaign.id), String(mailbox.id));
-      await breaker.recordBounce(deps, String(campaign.id), String(mailbox.id));
+      await suppression.suppress(deps, lead.email, 'bounce');
+      await suppressEverywhere(deps, lead.email, lead.id);
+      await breaker.recordSend(deps, campaign.id, mailbox.id);
+      await breaker.recordBounce(deps, campaign.id, mailbox.id);
     },
     async recordUnknown(held, mailbox) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
       if (filesSentMail(mailbox)) {
         // The provider files what it sent: the job stays claimed, and once the claim is old enough
         // for the provider to have filed it, the dispatcher looks in the Sent folder (settleDeadClaims).
-        await deps.store.update(jobKey(String(held.id)), { set: { lastError: 'outcome unknown: to be looked up in the Sent folder' } });
+        await deps.store.update(jobKey(held.id), { set: { lastError: 'outcome unknown: to be looked up in the Sent folder' } });
         return;
       }
       await move(deps, held, 'FAILED', { set: { lastError: 'outcome unknown: the connection broke during the send', failedAt: new Date(deps.clock.now()).toISOString() } });
@@ -132,32 +139,31 @@ const MOVES_ON = new Set(['NEW', 'CONTACTED']);
  */
 export async function recordSent(
   deps: Deps,
-  s: { job: Item; campaign: Item; lead: Item; mailbox: Item; subject: string; messageId: string; aiGenerated: boolean; pair?: Item },
+  s: { job: CampaignStepJob; campaign: Campaign; lead: Lead & Key; mailbox: Mailbox; subject: string; messageId: string; aiGenerated: boolean; pair: BreakerPair },
 ): Promise<void> {
   const now = deps.clock.now();
-  const step = Number(s.job.step);
-  const steps = (s.campaign.steps as { waitDays: number }[] | undefined) ?? [];
-  const next = steps[step];
+  const step = s.job.step;
+  const next = s.campaign.steps[step];
   const sentAt = new Date(now).toISOString();
-  const campaignId = String(s.campaign.id);
-  const mailboxId = String(s.mailbox.id);
+  const campaignId = s.campaign.id;
+  const mailboxId = s.mailbox.id;
   const sent = moveOps(s.job, 'SENT', { set: { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, remove: ['aiBody'] });
   const counted = (statusMove: Record<string, number>): TransactOp[] => [
     { update: campaignKey(campaignId), change: { add: { [counter.sent]: 1, ...statusMove }, set: { lastActivityAt: sentAt } } },
     // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
-    { put: { ...sentMessageKey(s.messageId), jobId: String(s.job.id), leadId: String(s.lead.id), campaignId, mailboxId } },
+    { put: { ...sentMessageKey(s.messageId), jobId: s.job.id, leadId: s.lead.id, campaignId, mailboxId } },
     breaker.sendCountOp(campaignId, mailboxId, s.pair, now),
   ];
-  const withLead = (lead: Item): TransactOp[] => {
-    const from = String(lead.status);
+  const withLead = (lead: Lead): TransactOp[] => {
+    const from = lead.status;
     const to = next ? 'CONTACTED' : 'COMPLETED';
     const moves = MOVES_ON.has(from) && from !== to;
-    const thread = (lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
+    const thread = lead.thread ?? {};
     return [
       ...sent,
       ...counted(moves ? { [counter.status(from)]: -1, [counter.status(to)]: 1 } : {}),
       {
-        update: leadKey(String(lead.id)),
+        update: leadKey(lead.id),
         change: {
           set: {
             mailboxId,
@@ -174,7 +180,7 @@ export async function recordSent(
         },
       },
       ...(next && MOVES_ON.has(from)
-        ? createJobOps({ leadId: String(lead.id), campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId }, now)
+        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId }, now)
         : []),
     ];
   };
@@ -182,11 +188,12 @@ export async function recordSent(
     await deps.store.transact(foldCounters(withLead(s.lead)));
   } catch (err) {
     if (!(err instanceof TransactionFailedError)) throw err;
-    const job = await deps.store.get(jobKey(String(s.job.id)));
+    const job = await deps.store.get(jobKey(s.job.id));
     // This record went through already (a retry whose first answer was lost).
     if (job?.state === 'SENT') return;
     if (err.failed.includes(0)) throw err;
-    const lead = await deps.store.get(leadKey(String(s.lead.id)));
+    const row = await deps.store.get(leadKey(s.lead.id));
+    const lead = row && leadFromItem(row);
     if (lead && !lead.erased) {
       // It replied or was stopped since the claim: recorded as sent, its status kept, nothing more planned.
       await deps.store.transact(foldCounters(withLead(lead)));
@@ -199,7 +206,7 @@ export async function recordSent(
 }
 
 /** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP (password or OAuth). */
-export function filesSentMail(mailbox: Item): boolean {
+export function filesSentMail(mailbox: Mailbox): boolean {
   return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && hasCredentials(mailbox);
 }
 
@@ -209,8 +216,9 @@ export function filesSentMail(mailbox: Item): boolean {
  * went; otherwise it is FAILED with the reason and never resent
  * (docs/sending.md, Exactly once).
  */
-async function settleUnknown(deps: Deps, job: Item): Promise<boolean> {
-  const mailbox = job.mailboxId ? await deps.store.get(mailboxKey(String(job.mailboxId))) : undefined;
+async function settleUnknown(deps: Deps, job: Job): Promise<boolean> {
+  const row = job.mailboxId ? await deps.store.get(mailboxKey(job.mailboxId)) : undefined;
+  const mailbox = row && mailboxFromItem(row);
   if (mailbox && filesSentMail(mailbox)) return settleBySentFolder(deps, job, mailbox);
   const ok = await move(deps, job, 'FAILED', {
     set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
@@ -227,9 +235,10 @@ const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
  * planned). Not found: it did not go, and is scheduled again. The folder
  * cannot be read: asked again at the next tick, for a day, then FAILED.
  */
-async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise<boolean> {
+async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promise<boolean> {
   try {
-    const found = await deps.mailReader.sentContains(await imapLogin(deps, mailbox), String(job.messageId));
+    // A claim always stores its Message-ID; without one there is nothing the folder could be found to hold.
+    const found = job.messageId !== undefined && (await deps.mailReader.sentContains(await imapLogin(deps, mailbox), job.messageId));
     if (found) {
       deps.metrics.count('EmailsSent');
       await settleSent(deps, job, 'found in the Sent folder');
@@ -240,24 +249,30 @@ async function settleBySentFolder(deps: Deps, job: Item, mailbox: Item): Promise
     return move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now(), lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
-    if (deps.wallClock.now() - Number(job.smtpStartedAt) < SENT_LOOKUP_GIVE_UP_MS) return false;
+    if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;
     return move(deps, job, 'FAILED', { set: { lastError: 'outcome unknown: the Sent folder could not be read for a day', failedAt: new Date(deps.clock.now()).toISOString() } });
   }
 }
 
 /** A claimed step known to have gone (the Sent folder has it, or its acceptance was queued): recorded from what the claim stored. */
-async function settleSent(deps: Deps, job: Item, note?: string): Promise<void> {
+async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void> {
+  const job = campaignStepOf(claimed);
+  // A claim always stores the mailbox and the Message-ID; without them there is nothing to record the send against.
+  const { mailboxId, messageId } = job;
   const read = await deps.store.batchGet([
-    campaignKey(String(job.campaignId)),
-    leadKey(String(job.leadId)),
-    mailboxKey(String(job.mailboxId)),
-    pairKey(String(job.campaignId), String(job.mailboxId)),
+    campaignKey(job.campaignId),
+    leadKey(job.leadId),
+    ...(mailboxId ? [mailboxKey(mailboxId), pairKey(job.campaignId, mailboxId)] : []),
   ]);
   const find = (k: { pk: string; sk: string }) => read.find((i) => i.pk === k.pk && i.sk === k.sk);
-  const c = find(campaignKey(String(job.campaignId)));
-  const l = find(leadKey(String(job.leadId)));
-  const m = find(mailboxKey(String(job.mailboxId)));
-  if (!c || !l || !m) {
+  const parsed = <T>(k: Key, fromItem: (item: Item) => T) => {
+    const item = find(k);
+    return item && keyed(item, fromItem);
+  };
+  const c = parsed(campaignKey(job.campaignId), campaignFromItem);
+  const l = parsed(leadKey(job.leadId), leadFromItem);
+  const m = mailboxId ? parsed(mailboxKey(mailboxId), mailboxFromItem) : undefined;
+  if (!c || !l || !m || !mailboxId || messageId === undefined) {
     await move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), ...(note ? { lastError: note } : {}) }, remove: ['aiBody'] });
     return;
   }
@@ -266,18 +281,21 @@ async function settleSent(deps: Deps, job: Item, note?: string): Promise<void> {
     campaign: c,
     lead: l,
     mailbox: m,
-    subject: String(job.subject ?? ''),
-    messageId: String(job.messageId),
-    aiGenerated: Boolean(job.aiGenerated),
-    pair: find(pairKey(String(job.campaignId), String(job.mailboxId))),
+    subject: job.subject ?? '',
+    messageId,
+    aiGenerated: job.aiGenerated ?? false,
+    pair: pairFromItem(find(pairKey(job.campaignId, mailboxId))),
   });
 }
 
 export const campaignStep: JobKind = {
   name: 'campaign',
   label: 'campaign',
-  refFields: ['campaignId', 'leadId'],
-  reads: (ref) => [campaignKey(String(ref.campaignId)), leadKey(String(ref.leadId))],
+  refOf: (job) => {
+    const { campaignId, leadId } = campaignStepOf(job);
+    return { campaignId, leadId };
+  },
+  reads: (ref) => [...(ref.campaignId ? [campaignKey(ref.campaignId)] : []), ...(ref.leadId ? [leadKey(ref.leadId)] : [])],
   plan: planCampaignSend,
   settleUnknown,
   settleSent: (deps, job) => settleSent(deps, job),

@@ -6,7 +6,10 @@ import { buildFooter } from '../guardrails/footer.ts';
 import { unsubscribeUrl } from '../guardrails/unsubscribe.ts';
 import { newId } from '../ids.ts';
 import type { OutgoingEmail } from '../ports/mailer.ts';
-import type { Item } from '../ports/store.ts';
+import type { Campaign } from '../campaign/entity.ts';
+import type { Domain } from '../domain/entity.ts';
+import type { Lead } from '../lead/entity.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 
 /** Instructions every AI call carries: the model writes the body only, and the engine adds the footer. */
 export const AI_SYSTEM_PROMPT = [
@@ -26,36 +29,40 @@ export interface Composed {
 }
 
 /** The values placeholders read: the lead's fields, its custom fields (as `x` and `customFields.x`), and the sender's name. */
-export function placeholderValues(lead: Item, mailbox: Item): Record<string, string | undefined> {
-  const custom = (lead.customFields as Record<string, unknown> | undefined) ?? {};
+export function placeholderValues(
+  lead: Pick<Lead, 'email' | 'firstName' | 'lastName' | 'company' | 'customFields'>,
+  mailbox: Pick<Mailbox, 'senderName'>,
+): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(custom)) {
-    const s = v === null || v === undefined ? undefined : String(v);
+  for (const [k, v] of Object.entries(lead.customFields ?? {})) {
+    // Custom fields may hold numbers and booleans (typed so by the lead's schema): a placeholder prints them as text.
+    const s = v === null ? undefined : String(v);
     values[k] = s;
     values[`customFields.${k}`] = s;
   }
   return {
     ...values,
-    firstName: lead.firstName as string | undefined,
-    lastName: lead.lastName as string | undefined,
-    company: lead.company as string | undefined,
-    email: String(lead.email),
-    senderName: (mailbox.senderName as string | null | undefined) ?? undefined,
+    // A name stored as null (older rows) is absent, as a missing one is: the placeholder's fallback applies.
+    firstName: lead.firstName ?? undefined,
+    lastName: lead.lastName ?? undefined,
+    company: lead.company ?? undefined,
+    email: lead.email,
+    senderName: mailbox.senderName ?? undefined,
   };
 }
 
 async function aiText(
   deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log'>,
-  campaign: Item,
+  campaign: Campaign,
   values: Record<string, string | undefined>,
   rewrite: string | undefined,
 ): Promise<string | undefined> {
-  const provider = campaign.aiProvider as 'OPENAI' | 'ANTHROPIC' | null | undefined;
+  const provider = campaign.aiProvider;
   if (!provider) return undefined;
   try {
     const apiKey = await aiKeys.reveal(deps, provider === 'OPENAI' ? 'openai' : 'anthropic');
     if (!apiKey) return undefined;
-    const brief = fillPlaceholders(String(campaign.aiPromptTemplate ?? ''), values, {}).text;
+    const brief = fillPlaceholders(campaign.aiPromptTemplate ?? '', values, {}).text;
     const prompt = rewrite
       ? `${brief}\n\nRewrite this follow-up email for the recipient, keeping its meaning and length:\n\n${rewrite}`
       : brief;
@@ -77,14 +84,14 @@ async function aiText(
  */
 export async function composeEmail(
   deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log' | 'config' | 'random'>,
-  input: { campaign: Item; lead: Item; mailbox: Item; domain: Item; step: number; aiBody?: string },
+  input: { campaign: Campaign; lead: Lead; mailbox: Mailbox; domain: Domain; step: number; aiBody?: string },
 ): Promise<Composed> {
   const { campaign, lead, mailbox, domain, step } = input;
   // Written by the AI for an earlier try of this job: used as it is.
   const kept = input.aiBody?.trim() ? input.aiBody : undefined;
   const values = placeholderValues(lead, mailbox);
-  const steps = (campaign.steps as { body?: string; aiRewrite?: boolean }[] | undefined) ?? [];
-  const thread = (lead.thread as { firstSubject?: string; messageIds?: string[] } | undefined) ?? {};
+  const steps = campaign.steps;
+  const thread = lead.thread ?? {};
 
   let body: string;
   let aiGenerated = false;
@@ -93,30 +100,30 @@ export async function composeEmail(
     aiGenerated = true;
   } else if (step === 0) {
     const ai = await aiText(deps, campaign, values, undefined);
-    body = ai ?? renderCopy(String(campaign.template ?? ''), values, undefined, deps.random).text;
+    body = ai ?? renderCopy(campaign.template ?? '', values, undefined, deps.random).text;
     aiGenerated = ai !== undefined;
   } else {
-    const def = steps[step - 1] ?? {};
-    const plain = renderCopy(String(def.body ?? ''), values, undefined, deps.random).text;
-    const ai = def.aiRewrite ? await aiText(deps, campaign, values, plain) : undefined;
+    const def = steps[step - 1];
+    const plain = renderCopy(def?.body ?? '', values, undefined, deps.random).text;
+    const ai = def?.aiRewrite ? await aiText(deps, campaign, values, plain) : undefined;
     body = ai ?? plain;
     aiGenerated = ai !== undefined;
   }
 
   const subject =
     step === 0 || !thread.firstSubject
-      ? renderCopy(String(campaign.subject ?? ''), values, undefined, deps.random).text.trim()
+      ? renderCopy(campaign.subject ?? '', values, undefined, deps.random).text.trim()
       : `Re: ${thread.firstSubject}`;
 
-  const url = await unsubscribeUrl(deps, { id: String(lead.id), email: String(lead.email) }, campaign as never);
+  const url = await unsubscribeUrl(deps, lead, campaign);
   const email = wrapEmail({
     mailbox,
     domain,
-    to: String(lead.email),
+    to: lead.email,
     subject,
     body,
     unsubscribeUrl: url,
-    aiDisclosure: aiGenerated && isEuRecipient({ email: String(lead.email), customFields: lead.customFields as Record<string, unknown> }),
+    aiDisclosure: aiGenerated && isEuRecipient(lead),
     thread: step > 0 ? thread.messageIds : undefined,
   });
   return { aiGenerated, subject, email, ...(aiGenerated ? { aiBody: body } : {}) };
@@ -130,8 +137,8 @@ export async function composeEmail(
  * headers of a follow-up, and the RFC 8058 headers (guardrail 4).
  */
 export function wrapEmail(p: {
-  mailbox: Item;
-  domain: Item;
+  mailbox: Pick<Mailbox, 'email' | 'senderName'>;
+  domain: Pick<Domain, 'domainName' | 'mailingAddress'>;
   to: string;
   subject: string;
   body: string;
@@ -140,14 +147,14 @@ export function wrapEmail(p: {
   /** Message-IDs of the thread so far (a follow-up). */
   thread?: string[];
 }): OutgoingEmail {
-  const footer = buildFooter({ mailingAddress: p.domain.mailingAddress as string | null, unsubscribeUrl: p.unsubscribeUrl, aiDisclosure: p.aiDisclosure });
+  const footer = buildFooter({ mailingAddress: p.domain.mailingAddress, unsubscribeUrl: p.unsubscribeUrl, aiDisclosure: p.aiDisclosure });
   const previous = p.thread ?? [];
   return {
-    from: { name: (p.mailbox.senderName as string | null) ?? null, address: String(p.mailbox.email) },
+    from: { name: p.mailbox.senderName ?? null, address: p.mailbox.email },
     to: p.to,
     subject: p.subject,
     text: `${p.body.trimEnd()}\n\n${footer}\n`,
-    messageId: `${newId().toLowerCase()}@${String(p.domain.domainName)}`,
+    messageId: `${newId().toLowerCase()}@${p.domain.domainName}`,
     ...(previous.length ? { inReplyTo: previous[previous.length - 1], references: previous } : {}),
     headers: {
       'List-Unsubscribe': `<${p.unsubscribeUrl}>`,

@@ -1,9 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { eachLimited, queryAll, queryShards } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
-import type { Item } from '../ports/store.ts';
 import { applyGroups, move, moveOps } from './jobs.ts';
-import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, timeKey } from './keys.ts';
+import { fromItem, type Job } from './job.entity.ts';
+import { fromItem as campaignFromItem } from '../campaign/entity.ts';
+import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, jobKey, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
 import { queuePaused } from './sender.ts';
 import { kindOf, refOf } from '../job-kinds.ts';
@@ -42,7 +43,7 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   // A local start-up: the queue kept nothing and this is the only dispatcher. Before anything else, every queued
   // job gets its message again, without a write (a second message for one job is harmless: its claim is conditional).
   const atStart = opts.requeueAll && !(await queuePaused(deps)) ? await requeueQueued(deps) : 0;
-  for (const c of await queryAll(deps.store, campaignsPlanning())) await planChunk(deps, String(c.id));
+  for (const c of (await queryAll(deps.store, campaignsPlanning())).map(campaignFromItem)) await planChunk(deps, c.id);
   const settled = await settleDeadClaims(deps, Boolean(opts.requeueAll));
   if (await queuePaused(deps)) return { queued: 0, recovered: atStart, settled };
 
@@ -53,20 +54,22 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   // queue status counts it without reading the due index.
   const horizon = now + SQS_MAX_DELAY_MS;
   // Ids spread evenly over the shards, so a fair share of each (twice it, for an uneven tick) makes the batch.
-  const due = await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS) });
+  const due = (
+    await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS) })
+  ).map(fromItem);
 
-  const toQueue: Item[] = [];
+  const toQueue: Job[] = [];
   let recovered = 0;
   // SCHEDULED → QUEUED, conditionally, many jobs to a write.
   const scheduled = due.filter((j) => j.state === 'SCHEDULED');
   const moved = await applyGroups(deps, scheduled.map((job) => moveOps(job, 'QUEUED', { set: { queuedAt: wallNow } })));
   toQueue.push(...scheduled.filter((_, i) => moved[i]));
-  const lost = due.filter((job) => job.state === 'QUEUED' && !opts.requeueAll && wallNow - Number(job.queuedAt ?? 0) > QUEUED_STALE_MS);
+  const lost = due.filter((job) => job.state === 'QUEUED' && !opts.requeueAll && wallNow - (job.queuedAt ?? 0) > QUEUED_STALE_MS);
   await eachLimited(lost, 16, async (job) => {
     // Conditional on the old queuedAt: one dispatcher re-queues it.
     try {
       await deps.store.update(
-        { pk: job.pk, sk: job.sk },
+        jobKey(job.id),
         { set: { queuedAt: wallNow }, if: { and: [{ attr: 'state', op: '=', value: 'QUEUED' }, { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 }] } },
       );
       toQueue.push(job);
@@ -79,8 +82,8 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   return { queued: toQueue.length - recovered, recovered: recovered + atStart, settled };
 }
 
-const enqueue = (deps: Deps, jobs: Item[], now: number) =>
-  deps.queue.enqueue(jobs.map((j) => ({ jobId: String(j.id), ref: refOf(j), delayMs: Math.max(0, Number(j.dueAt) - now) })));
+const enqueue = (deps: Deps, jobs: Job[], now: number) =>
+  deps.queue.enqueue(jobs.map((j) => ({ jobId: j.id, ref: refOf(j), delayMs: Math.max(0, j.dueAt - now) })));
 
 /** Every QUEUED job within SQS's horizon gets its message again, a page at a time (a local start-up). */
 async function requeueQueued(deps: Deps): Promise<number> {
@@ -91,7 +94,7 @@ async function requeueQueued(deps: Deps): Promise<number> {
     let cursor: string | undefined;
     do {
       const page = await deps.store.query({ ...shard, skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, cursor });
-      const queued = page.items.filter((j) => j.state === 'QUEUED');
+      const queued = page.items.filter((j) => j.state === 'QUEUED').map(fromItem);
       if (queued.length) await enqueue(deps, queued, now);
       requeued += queued.length;
       cursor = page.cursor;
@@ -115,7 +118,7 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
   lastSettled.set(deps.store, wallNow);
   // At a local start-up the process that held every claim is gone: all of them are dead.
   const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
-  const stale = await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 });
+  const stale = (await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 })).map(fromItem);
   let settled = 0;
   await eachLimited(stale, 8, async (job) => {
     if (!job.smtpStartedAt) {

@@ -1,16 +1,11 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
-import type { Condition, Item, TransactOp, Update } from '../ports/store.ts';
+import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
+import { keyed } from './send-reads.ts';
 import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter } from './keys.ts';
+import { fromItem, toItem, type Job, type JobState } from './job.entity.ts';
 
-/**
- * - SCHEDULED: waits in the table until the dispatcher queues it (due index).
- * - QUEUED: a message is on the SQS delay queue (still in the due index, for recovery).
- * - PARKED: its campaign is paused; a launch puts it back.
- * - CLAIMED: being sent right now (claimed once, before SMTP).
- * - SENT, FAILED, CANCELLED: final.
- */
-export type JobState = 'SCHEDULED' | 'QUEUED' | 'PARKED' | 'CLAIMED' | 'SENT' | 'FAILED' | 'CANCELLED';
+export type { Job, JobState } from './job.entity.ts';
 
 const INDEXED = new Set<JobState>(['SCHEDULED', 'QUEUED']);
 
@@ -40,11 +35,7 @@ export interface JobSpec {
 }
 
 export function newJob(spec: JobSpec, now: number): Item {
-  return {
-    ...jobKey(spec.id),
-    ...dueIndex(spec.id, spec.dueAt),
-    gsi2pk: spec.group,
-    gsi2sk: spec.id,
+  const job: Job = {
     id: spec.id,
     ...(spec.kind ? { kind: spec.kind } : {}),
     ...spec.fields,
@@ -54,6 +45,7 @@ export function newJob(spec: JobSpec, now: number): Item {
     attempts: 0,
     createdAt: new Date(now).toISOString(),
   };
+  return toItem(job, spec.group);
 }
 
 /** A campaign step for one lead: keyed by lead and step, so planning it twice writes the same key. */
@@ -69,7 +61,7 @@ export function createJobOps(j: NewJob | Item, now: number): TransactOp[] {
   const item = 'pk' in j ? j : jobItem(j, now);
   return [
     { put: item, if: { itemExists: false } },
-    { update: queueCounterKey(String(item.id)), change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
+    { update: queueCounterKey(fromItem(item).id), change: { add: { [stateCounter('SCHEDULED')]: 1 } } },
   ];
 }
 
@@ -89,31 +81,33 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
  * counters and the indexes right; conditioned on the state it had, so two
  * writers never both move it.
  */
-export function moveOps(
-  job: Item,
-  to: JobState,
-  change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {},
-  also: Condition[] = [],
-): TransactOp[] {
-  const from = String(job.state) as JobState;
+/** What a move writes besides the state: any job fields (a new due time among them), fields it drops, and the wall time of a claim. */
+export interface JobChange {
+  set?: Record<string, unknown> & { dueAt?: number };
+  remove?: string[];
+  wallNow?: number;
+}
+
+export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Condition[] = []): TransactOp[] {
+  const from = job.state;
   const set: Record<string, unknown> = { state: to, ...change.set };
   const remove = [...(change.remove ?? [])];
-  if (INDEXED.has(to)) Object.assign(set, dueIndex(String(job.id), Number(set.dueAt ?? job.dueAt)));
+  if (INDEXED.has(to)) Object.assign(set, dueIndex(job.id, change.set?.dueAt ?? job.dueAt));
   else remove.push('gsi1pk', 'gsi1sk');
-  if (to === 'CLAIMED') Object.assign(set, claimedIndex(String(job.id), change.wallNow ?? Date.now()));
+  if (to === 'CLAIMED') Object.assign(set, claimedIndex(job.id, change.wallNow ?? Date.now()));
   else remove.push('gsi3pk', 'gsi3sk');
   const update: Update = { set, remove, if: { and: [{ attr: 'state', op: '=', value: from }, ...also] } };
-  const ops: TransactOp[] = [{ update: jobKey(String(job.id)), change: update }];
-  if (from !== to) ops.push({ update: queueCounterKey(String(job.id)), change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
+  const ops: TransactOp[] = [{ update: jobKey(job.id), change: update }];
+  if (from !== to) ops.push({ update: queueCounterKey(job.id), change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
   return ops;
 }
 
 /** Moves a job; false when it had already moved (another instance, a redelivery). */
 export async function move(
   deps: Pick<Deps, 'store'>,
-  job: Item,
+  job: Job,
   to: JobState,
-  change: { set?: Record<string, unknown>; remove?: string[]; wallNow?: number } = {},
+  change: JobChange = {},
   extra: TransactOp[] = [],
   also: Condition[] = [],
 ): Promise<boolean> {
@@ -126,8 +120,10 @@ export async function move(
   }
 }
 
-export async function getJob(deps: Pick<Deps, 'store'>, id: string): Promise<Item | undefined> {
-  return deps.store.get(jobKey(id));
+/** A job as stored, typed, with its key. */
+export async function getJob(deps: Pick<Deps, 'store'>, id: string): Promise<(Job & Key) | undefined> {
+  const item = await deps.store.get(jobKey(id));
+  return item && keyed(item, fromItem);
 }
 
 /**
@@ -191,9 +187,10 @@ export async function applyGroups(deps: Pick<Deps, 'store'>, groups: TransactOp[
 }
 
 /** Jobs not yet started: a stop or a hold may still change them. */
-const OPEN = new Set(['SCHEDULED', 'QUEUED', 'PARKED']);
+const OPEN = new Set<JobState>(['SCHEDULED', 'QUEUED', 'PARKED']);
 /** A lead's jobs are keyed by its id and step (0 to 3), so they are read in one batch without an index. */
-const leadJobs = (deps: Pick<Deps, 'store'>, leadId: string) => deps.store.batchGet([0, 1, 2, 3].map((step) => jobKey(jobId(leadId, step))));
+const leadJobs = async (deps: Pick<Deps, 'store'>, leadId: string) =>
+  (await deps.store.batchGet([0, 1, 2, 3].map((step) => jobKey(jobId(leadId, step))))).map(fromItem);
 
 /**
  * Ends a lead's sequence in the queue at once (a reply, a bounce, a
@@ -203,7 +200,7 @@ const leadJobs = (deps: Pick<Deps, 'store'>, leadId: string) => deps.store.batch
 export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, reason: string): Promise<number> {
   let cancelled = 0;
   for (const job of await leadJobs(deps, leadId)) {
-    if (OPEN.has(String(job.state)) && (await move(deps, job, 'CANCELLED', { set: { reason } }))) cancelled++;
+    if (OPEN.has(job.state) && (await move(deps, job, 'CANCELLED', { set: { reason } }))) cancelled++;
   }
   return cancelled;
 }
@@ -212,7 +209,7 @@ export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, 
 export async function delayOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, notBefore: number): Promise<number> {
   let delayed = 0;
   for (const job of await leadJobs(deps, leadId)) {
-    if (!OPEN.has(String(job.state)) || Number(job.dueAt) >= notBefore) continue;
+    if (!OPEN.has(job.state) || job.dueAt >= notBefore) continue;
     // A queued message will find the job SCHEDULED and leave it; the dispatcher queues it again when due.
     if (await move(deps, job, job.state === 'PARKED' ? 'PARKED' : 'SCHEDULED', { set: { dueAt: notBefore, heldUntil: new Date(notBefore).toISOString() } })) delayed++;
   }

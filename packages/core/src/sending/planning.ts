@@ -1,13 +1,16 @@
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
-import type { Item } from '../ports/store.ts';
 import { campaignKey } from '../campaign/keys.ts';
+import { Campaign, fromItem as campaignFromItem } from '../campaign/entity.ts';
+import { Lead, fromItem as leadFromItem } from '../lead/entity.ts';
+import type { Item } from '../ports/store.ts';
+import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
 import { jobsOfCampaign, PLANNING } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
-import { dailyCapOf } from '../mailbox/entity.ts';
+import { dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 
 const DAY = 86_400_000;
 /** Leads planned per chunk: launch plans the first chunk at once, the dispatcher the rest, a chunk a tick. */
@@ -19,10 +22,10 @@ export const PLAN_CHUNK = 500;
  * jitter and by its daily cap. The sender still enforces both at send time;
  * this only keeps the queue from holding what cannot go yet.
  */
-async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Item, offset: number) {
-  const ids = (campaign.mailboxIds as string[] | undefined) ?? [];
-  const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
-  const usable = ids.map((id) => mailboxes.find((m) => m.id === id)).filter((m): m is Item => Boolean(m));
+async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'mailboxIds'>, offset: number) {
+  const ids = campaign.mailboxIds;
+  const mailboxes = ids.length ? (await deps.store.batchGet(ids.map(mailboxKey))).map(mailboxFromItem) : [];
+  const usable = ids.map((id) => mailboxes.find((m) => m.id === id)).filter((m): m is Mailbox => Boolean(m));
   const now = deps.clock.now();
   const spacing = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
   return (index: number) => {
@@ -32,7 +35,7 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Ite
     const turn = Math.floor(i / usable.length);
     const cap = dailyCapOf(mailbox);
     const day = Math.floor(turn / cap);
-    return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: String(mailbox.id) };
+    return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: mailbox.id };
   };
 }
 
@@ -41,18 +44,19 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Ite
  * step, so planning twice changes nothing). Returns whether leads remain.
  */
 export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<boolean> {
-  const campaign = await deps.store.get(campaignKey(campaignId));
+  const row = await deps.store.get(campaignKey(campaignId));
+  const campaign = row && campaignFromItem(row);
   if (!campaign || campaign.status !== 'ACTIVE') return false;
-  const page = await deps.store.query({ ...leadsOfCampaign(campaignId), limit: PLAN_CHUNK, cursor: (campaign.planCursor as string) || undefined });
+  const page = await deps.store.query({ ...leadsOfCampaign(campaignId), limit: PLAN_CHUNK, cursor: campaign.planCursor || undefined });
   // Spacing continues across the chunks of one planning run, from the launch that started it.
-  const offset = Number(campaign.planOffset ?? 0);
+  const offset = campaign.planOffset;
   const slot = await firstEmailPlan(deps, campaign, offset);
   const now = deps.clock.now();
-  const fresh = page.items.filter((l) => l.status === 'NEW');
+  const fresh = page.items.filter((l) => l.status === 'NEW').map(leadFromItem);
   // Many jobs to a write; a job planned already (a second planning) is refused by its own condition.
   const made = await applyGroups(
     deps,
-    fresh.map((lead, i) => createJobOps({ leadId: String(lead.id), campaignId, step: 0, ...slot(i) }, now)),
+    fresh.map((lead, i) => createJobOps({ leadId: lead.id, campaignId, step: 0, ...slot(i) }, now)),
   );
   const planned = made.filter(Boolean).length;
   const more = Boolean(page.cursor);
@@ -72,8 +76,8 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
 export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string): Promise<void> {
   const now = deps.clock.now();
   const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
-  for (const job of jobs.filter((j) => j.state === 'PARKED')) {
-    await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(Number(job.dueAt), now) } });
+  for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
+    await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(job.dueAt, now) } });
   }
   await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: ['gsi3pk', 'gsi3sk'] });
   // The first chunk now, before the dispatcher can see the campaign: two planners of one chunk would only
@@ -86,10 +90,13 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Item, lead: Item): Promise<void> {
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaignRow: Item | Campaign, leadRow: Item | Lead): Promise<void> {
+  // Callers hold the rows as read or as parsed; either is read through the entities' shapes.
+  const campaign = Campaign.parse(campaignRow);
+  const lead = Lead.parse(leadRow);
   const slot = await firstEmailPlan(deps, campaign, 0);
   const { dueAt, mailboxId } = slot(0);
-  if (await createJob(deps, { leadId: String(lead.id), campaignId: String(campaign.id), step: 0, dueAt, mailboxId }, deps.clock.now())) {
-    await deps.store.update(campaignKey(String(campaign.id)), { add: { planned: 1 } });
+  if (await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, dueAt, mailboxId }, deps.clock.now())) {
+    await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
   }
 }

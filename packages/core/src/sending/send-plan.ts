@@ -1,5 +1,8 @@
-import type { Condition, Item, Key } from '../ports/store.ts';
+import type { Condition, Key } from '../ports/store.ts';
+import type { Domain } from '../domain/entity.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 import type { Composed } from './compose.ts';
+import type { Job } from './job.entity.ts';
 
 export type SendOutcome = 'sent' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
 
@@ -40,11 +43,11 @@ export interface SendPlan {
   /** What else stops when the recipient turns out to be suppressed. */
   onSuppressed(): Promise<void>;
   /** The email, from the chosen mailbox (with AI copy written for an earlier try, when there is some). Throws GuardrailError when a guardrail refuses it. */
-  compose(mailbox: Item, domain: Item, aiBody?: string): Promise<Composed>;
+  compose(mailbox: Mailbox, domain: Domain, aiBody?: string): Promise<Composed>;
   /** Written the moment SMTP said yes. */
-  recordSent(held: Item, mailbox: Item, composed: Composed): Promise<void>;
+  recordSent(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
   /** A 5xx at RCPT or DATA: the recipient's server refused it. */
-  recordBounce(held: Item, mailbox: Item, lastError: string): Promise<void>;
+  recordBounce(held: Job, mailbox: Mailbox, lastError: string): Promise<void>;
   /** The connection broke after the message may have been taken: never resent blindly. */
-  recordUnknown(held: Item, mailbox: Item): Promise<void>;
+  recordUnknown(held: Job, mailbox: Mailbox): Promise<void>;
 }

@@ -12,10 +12,19 @@ import { utcDay } from '../guardrails/breaker.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 import type { JobRef } from '../ports/queue.ts';
 import { dailyCapKey, jobKey, queueSwitchKey } from './keys.ts';
 
 const id = (k: Key) => `${k.pk}\u0000${k.sk}`;
+
+/**
+ * A row read through its entity's fromItem, keeping the key it was read
+ * under: the typed value still goes to code that takes a stored row.
+ */
+export function keyed<T>(item: Item, fromItem: (item: Item) => T): T & Key {
+  return { ...fromItem(item), pk: item.pk, sk: item.sk };
+}
 
 /** Items read in a batch, by key; `asked` tells a missing item from one never asked for. */
 export class Reads {
@@ -27,6 +36,12 @@ export class Reads {
 
   get(key: Key): Item | undefined {
     return this.items.get(id(key));
+  }
+
+  /** The item read under this key, through its entity's fromItem. */
+  parsed<T>(key: Key, fromItem: (item: Item) => T): (T & Key) | undefined {
+    const item = this.get(key);
+    return item && keyed(item, fromItem);
   }
 
   asked(key: Key): boolean {
@@ -59,11 +74,11 @@ export class Reads {
  */
 const domainOfMailbox = new WeakMap<object, Map<string, string>>();
 
-export function rememberDomain(deps: Pick<Deps, 'store'>, mailbox: Item): void {
+export function rememberDomain(deps: Pick<Deps, 'store'>, mailbox: Pick<Mailbox, 'id' | 'domainId'>): void {
   let known = domainOfMailbox.get(deps.store);
   if (!known) domainOfMailbox.set(deps.store, (known = new Map()));
   if (known.size > 10_000) known.clear();
-  known.set(String(mailbox.id), String(mailbox.domainId));
+  known.set(mailbox.id, mailbox.domainId);
 }
 
 /** What deciding on one mailbox reads: the mailbox, its count for the day, its breaker pair, its domain when known. */

@@ -2,21 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, GuardrailError, TransactionFailedError } from '../errors.ts';
 import { withoutAddresses } from '../log.ts';
-import type { Item, TransactOp } from '../ports/store.ts';
+import type { TransactOp } from '../ports/store.ts';
 import type { JobRef } from '../ports/queue.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import { utcDay } from '../guardrails/breaker.ts';
+import { pairFromItem, utcDay } from '../guardrails/breaker.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { addressHash } from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { MailboxAccessError, smtpTransport } from '../mailbox/access.ts';
-import { canSend, dailyCapOf } from '../mailbox/entity.ts';
+import { canSend, dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
+import { fromItem as domainFromItem, hasMailingAddress } from '../domain/entity.ts';
 import { kindOf, kindOfRef, refOf } from '../job-kinds.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS, nextUtcDay, refundDailySend } from './cadence.ts';
 import type { Composed } from './compose.ts';
 import { move, moveOps } from './jobs.ts';
+import { fromItem, type Job } from './job.entity.ts';
+import { dailySendsFromItem, queueSwitchFromItem } from './queue.entity.ts';
 import { dailyCapKey, jobKey, queueSwitchKey } from './keys.ts';
 import { firstReads, mailboxReads, Reads, rememberDomain } from './send-reads.ts';
 import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
@@ -42,7 +45,7 @@ const SHORT_WAIT_MS = 1_000;
 const SHORT_WAITS = 3;
 
 export async function queuePaused(deps: Pick<Deps, 'store'>): Promise<boolean> {
-  return Boolean((await deps.store.get(queueSwitchKey))?.paused);
+  return queueSwitchFromItem(await deps.store.get(queueSwitchKey)).paused;
 }
 
 export interface SendOptions {
@@ -96,8 +99,10 @@ async function sendOne(deps: Deps, id: string, opts: SendOptions): Promise<SendO
   const read = new Reads(now);
   const hinted = opts.ref ? kindOfRef(opts.ref) : undefined;
   await read.fetch(deps, firstReads(deps, id, opts.ref, hinted ? hinted.reads(opts.ref!) : [], now));
-  const job = read.get(jobKey(id));
-  if (!job || job.state !== 'QUEUED') return 'ignored';
+  const item = read.get(jobKey(id));
+  // Looked at as stored first: a job that is not queued is left alone, whatever else its row holds.
+  if (!item || item.state !== 'QUEUED') return 'ignored';
+  const job = fromItem(item);
   try {
     return await sendRead(deps, job, read, opts, now);
   } catch (err) {
@@ -106,9 +111,9 @@ async function sendOne(deps: Deps, id: string, opts: SendOptions): Promise<SendO
   }
 }
 
-async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, at: number): Promise<SendOutcome> {
+async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at: number): Promise<SendOutcome> {
   let now = at;
-  const id = String(job.id);
+  const id = job.id;
   const kind = kindOf(job);
   const ref = refOf(job);
   // A message without ids (queued by an older version) or with stale ones: what is missing, in one more batch.
@@ -124,8 +129,8 @@ async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, a
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
 
-  if (read.get(queueSwitchKey)?.paused) return ctl.reschedule(Number(job.dueAt));
-  if (Number(job.dueAt) > now) return ctl.reschedule(Number(job.dueAt));
+  if (queueSwitchFromItem(read.get(queueSwitchKey)).paused) return ctl.reschedule(job.dueAt);
+  if (job.dueAt > now) return ctl.reschedule(job.dueAt);
 
   const plan = await kind.plan(deps, job, read, ctl);
   if (typeof plan === 'string') return plan;
@@ -148,18 +153,18 @@ async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, a
     if ('waitUntil' in chosen) return unlessSuppressed(() => ctl.reschedule(chosen.waitUntil));
     const { mailbox } = chosen;
 
-    const domain = read.get(domainKey(String(mailbox.domainId)));
+    const domain = read.parsed(domainKey(mailbox.domainId), domainFromItem);
     // A cheap guardrail check before any paid AI call; wrapEmail enforces it again on the email it builds.
-    if (!domain || !String(domain.mailingAddress ?? '').trim()) {
+    if (!domain || !hasMailingAddress(domain)) {
       return unlessSuppressed(() => ctl.reschedule(now + HOUR, 'The sending domain has no mailing address: the email was not sent.'));
     }
     const paid = plan.paid && !keep.aiBody;
     if (opts.timeLeft && opts.timeLeft() < (paid ? AI_BUDGET_MS : 0) + SMTP_BUDGET_MS) throw new HandBack();
     if (paid && (await suppressedNow())) return endSuppressed();
-    if (!composed || composedFor !== String(mailbox.id)) {
+    if (!composed || composedFor !== mailbox.id) {
       try {
         composed = await plan.compose(mailbox, domain, keep.aiBody);
-        composedFor = String(mailbox.id);
+        composedFor = mailbox.id;
       } catch (err) {
         if (!(err instanceof GuardrailError)) throw err;
         // Refused, not failed: once the address or the link is fixed, the job goes out.
@@ -175,7 +180,7 @@ async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, a
     } catch (err) {
       if (!(err instanceof MailboxAccessError)) throw err;
       // The mailbox cannot sign in (no password, a revoked OAuth grant): it shows ERROR until its owner fixes it.
-      await deps.store.update(mailboxKey(String(mailbox.id)), { set: { status: 'ERROR', lastError: err.message } });
+      await deps.store.update(mailboxKey(mailbox.id), { set: { status: 'ERROR', lastError: err.message } });
       return ctl.reschedule(now, err.message);
     }
     if (opts.timeLeft && opts.timeLeft() < SMTP_BUDGET_MS) throw new HandBack();
@@ -188,25 +193,28 @@ async function sendRead(deps: Deps, job: Item, read: Reads, opts: SendOptions, a
     if (claim === 'cap') return ctl.reschedule(nextUtcDay(now));
     if (claim === 'slot') {
       // Another send took the mailbox's slot since the read: look again (another mailbox, or a short wait).
-      await read.again(deps, mailboxReads(deps, String(mailbox.id), read.at, plan.breakerCampaignId));
+      await read.again(deps, mailboxReads(deps, mailbox.id, read.at, plan.breakerCampaignId));
       if (round < SHORT_WAITS) continue;
-      return ctl.reschedule(Number(read.get(mailboxKey(String(mailbox.id)))?.nextSlotAt ?? now));
+      return ctl.reschedule(read.parsed(mailboxKey(mailbox.id), mailboxFromItem)?.nextSlotAt ?? now);
     }
     return startAndSend(deps, { job, plan, mailbox, composed, transport, claim });
   }
 }
 
 /** How a claim ended: held (the claim's id and the day its send was counted in), or which rule refused it. */
-type Claim = { claimId: string; day: string; held: Item } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot';
+type Claim = { claimId: string; day: string; held: Held } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot';
 
 /**
  * The claim: one write holding every rule that must still be true, so two
  * senders never both send, and a slot, a cap, a breaker, an unsubscribe or a
  * reply that changed since the read wins.
  */
-async function claimFor(deps: Deps, c: { job: Item; plan: SendPlan; mailbox: Item; composed: Composed; keep: { aiBody?: string } }): Promise<Claim> {
+/** The job as its claim left it. */
+type Held = Job & { claimId: string };
+
+async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string } }): Promise<Claim> {
   const { job, plan, mailbox, composed } = c;
-  const mailboxId = String(mailbox.id);
+  const mailboxId = mailbox.id;
   const claimId = randomUUID();
   const now = deps.clock.now();
   const day = utcDay(now);
@@ -251,18 +259,18 @@ async function claimFor(deps: Deps, c: { job: Item; plan: SendPlan; mailbox: Ite
 /** Marks the start of SMTP, sends, and records the outcome at once. */
 async function startAndSend(
   deps: Deps,
-  s: { job: Item; plan: SendPlan; mailbox: Item; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
+  s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
 ): Promise<SendOutcome> {
   const { claimId, day } = s.claim;
   // Attempts count SMTP tries only; losing a slot race is not a try.
-  const attempts = Number(s.job.attempts ?? 0) + 1;
-  const held: Item = { ...s.claim.held, attempts };
+  const attempts = s.job.attempts + 1;
+  const held: Held = { ...s.claim.held, attempts };
   // One SMTP exchange at a time per mailbox (its connection is one), and the start is marked only when this
   // send's turn comes: a crash leaves at most one send per mailbox with an unknown outcome, the others simply due again.
-  const result = await inTurn(deps, `smtp:${String(s.mailbox.id)}`, async function markStartAndSend() {
+  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, async function markStartAndSend() {
     // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
     try {
-      await deps.store.update(jobKey(String(s.job.id)), {
+      await deps.store.update(jobKey(s.job.id), {
         set: { smtpStartedAt: deps.wallClock.now(), attempts },
         if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
       });
@@ -274,7 +282,7 @@ async function startAndSend(
   });
   if (!result) {
     // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send.
-    await refundDailySend(deps, String(s.mailbox.id), day);
+    await refundDailySend(deps, s.mailbox.id, day);
     return 'ignored';
   }
   if (result.ok) {
@@ -318,7 +326,7 @@ async function inTurn<T>(deps: Pick<Deps, 'mailer'>, turn: string, work: () => P
 }
 
 /** A mailbox to send from (after `wait` wall ms, when its slot frees in a moment), the earliest time one will be free, or why the job ends. */
-type Choice = { mailbox: Item; wait?: number } | { waitUntil: number } | { cancel: string };
+type Choice = { mailbox: Mailbox; wait?: number } | { waitUntil: number } | { cancel: string };
 
 /**
  * A free mailbox among the plan's, or the earliest time one will be. The
@@ -329,26 +337,26 @@ async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: numbe
   let waitUntil = now + HOUR;
   for (const [i, mailboxId] of plan.mailboxIds.entries()) {
     await read.fetch(deps, (i === 0 ? [mailboxId] : plan.mailboxIds.slice(i)).flatMap((m) => mailboxReads(deps, m, read.at, plan.breakerCampaignId)));
-    const mailbox = read.get(mailboxKey(mailboxId));
+    const mailbox = read.parsed(mailboxKey(mailboxId), mailboxFromItem);
     if (!mailbox) {
       if (plan.pinned) return { cancel: 'pinned mailbox deleted' };
       continue;
     }
     rememberDomain(deps, mailbox);
     if (!canSend(mailbox)) continue;
-    if (plan.breakerCampaignId && read.get(pairKey(plan.breakerCampaignId, mailboxId))?.tripped) continue;
-    if (Number(read.get(dailyCapKey(mailboxId, utcDay(read.at)))?.count ?? 0) >= dailyCapOf(mailbox)) {
+    if (plan.breakerCampaignId && pairFromItem(read.get(pairKey(plan.breakerCampaignId, mailboxId))).tripped) continue;
+    if (dailySendsFromItem(read.get(dailyCapKey(mailboxId, utcDay(read.at)))).count >= dailyCapOf(mailbox)) {
       waitUntil = Math.min(waitUntil, nextUtcDay(now));
       continue;
     }
-    const slot = Number(mailbox.nextSlotAt ?? 0);
+    const slot = mailbox.nextSlotAt ?? 0;
     const wait = slot > now ? soon(slot) : 0;
     if (wait === undefined) {
       waitUntil = Math.min(waitUntil, slot);
       continue;
     }
     // Its domain: read with the mailbox when this process has seen the mailbox before.
-    await read.fetch(deps, [domainKey(String(mailbox.domainId))]);
+    await read.fetch(deps, [domainKey(mailbox.domainId)]);
     return wait > 0 ? { mailbox, wait } : { mailbox };
   }
   return { waitUntil };
@@ -368,8 +376,8 @@ const ACCEPTED_RETRY_MS = 5_000;
  * the queue refuses too does the error go up, and the claim is settled as an
  * unknown outcome: never resent.
  */
-async function recordAccepted(deps: Deps, record: () => Promise<void>, held: Item): Promise<void> {
-  const jobId = String(held.id);
+async function recordAccepted(deps: Deps, record: () => Promise<void>, held: Held): Promise<void> {
+  const jobId = held.id;
   for (let i = 0; i < RECORD_PAUSES_MS.length; i++) {
     if (i) await new Promise((r) => setTimeout(r, RECORD_PAUSES_MS[i]));
     try {
@@ -381,14 +389,15 @@ async function recordAccepted(deps: Deps, record: () => Promise<void>, held: Ite
       if (now?.state === 'SENT') return;
     }
   }
-  await deps.queue.enqueue([{ jobId, delayMs: ACCEPTED_RETRY_MS * deps.config.timeScale, accepted: String(held.claimId) }]);
+  await deps.queue.enqueue([{ jobId, delayMs: ACCEPTED_RETRY_MS * deps.config.timeScale, accepted: held.claimId }]);
   deps.log.warn('an accepted send could not be recorded yet; its record was queued', { jobId });
 }
 
 /** A queued acceptance (recordAccepted): the job, still held by that claim, is recorded as sent. */
 async function settleAccepted(deps: Deps, id: string, claimId: string): Promise<SendOutcome> {
-  const job = await deps.store.get(jobKey(id));
-  if (!job || job.state !== 'CLAIMED' || job.claimId !== claimId) return 'ignored';
+  const item = await deps.store.get(jobKey(id));
+  if (!item || item.state !== 'CLAIMED' || item.claimId !== claimId) return 'ignored';
+  const job = fromItem(item);
   await kindOf(job).settleSent(deps, job);
   return 'sent';
 }
@@ -399,9 +408,9 @@ async function settleAccepted(deps: Deps, id: string, claimId: string): Promise<
  * MAX_SEND_ERRORS it fails for good with the reason, instead of coming back
  * from the queue forever.
  */
-async function countError(deps: Deps, job: Item, err: unknown): Promise<void> {
+async function countError(deps: Deps, job: Job, err: unknown): Promise<void> {
   const reason = err instanceof Error && err.message ? err.message : 'an unexpected error';
-  const errors = Number(job.sendErrors ?? 0) + 1;
+  const errors = (job.sendErrors ?? 0) + 1;
   deps.metrics.count('SendErrors');
   try {
     if (errors >= MAX_SEND_ERRORS) {
@@ -409,7 +418,7 @@ async function countError(deps: Deps, job: Item, err: unknown): Promise<void> {
         set: { sendErrors: errors, lastError: `gave up after ${errors} failed tries: ${reason}`, failedAt: new Date(deps.clock.now()).toISOString() },
       });
     } else {
-      await deps.store.update(jobKey(String(job.id)), { set: { sendErrors: errors, lastError: reason }, if: { attr: 'state', op: '=', value: 'QUEUED' } });
+      await deps.store.update(jobKey(job.id), { set: { sendErrors: errors, lastError: reason }, if: { attr: 'state', op: '=', value: 'QUEUED' } });
     }
   } catch (e) {
     // The store itself may be what failed: the queue brings the message back, and it is counted then.
@@ -420,7 +429,7 @@ async function countError(deps: Deps, job: Item, err: unknown): Promise<void> {
 /** What a failed SMTP try means: the plan decides for a bounce and an unknown outcome, the rest is the same for every kind. */
 async function recordFailure(
   deps: Deps,
-  f: { held: Item; plan: SendPlan; mailbox: Item; day: string; result: Extract<SendResult, { ok: false }> },
+  f: { held: Held; plan: SendPlan; mailbox: Mailbox; day: string; result: Extract<SendResult, { ok: false }> },
 ): Promise<SendOutcome> {
   const now = deps.clock.now();
   const { held: job, result } = f;
@@ -435,13 +444,13 @@ async function recordFailure(
       await f.plan.recordUnknown(job, f.mailbox);
       return 'failed';
     case 'auth':
-      await deps.store.update(mailboxKey(String(f.mailbox.id)), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
-      await refundDailySend(deps, String(f.mailbox.id), f.day);
+      await deps.store.update(mailboxKey(f.mailbox.id), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
+      await refundDailySend(deps, f.mailbox.id, f.day);
       await move(deps, job, 'SCHEDULED', { set: { dueAt: now, lastError } });
       return 'rescheduled';
     default: {
-      await refundDailySend(deps, String(f.mailbox.id), f.day);
-      const attempt = Number(job.attempts ?? 1);
+      await refundDailySend(deps, f.mailbox.id, f.day);
+      const attempt = job.attempts;
       const wait = RETRY_MINUTES[attempt - 1];
       if (wait === undefined) {
         await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
