@@ -13,6 +13,13 @@ describe('the manifest and the handlers agree', () => {
     }
   });
 
+  it('every handler names exactly the kits its manifest entry uses (what its bundle carries is what its role allows)', async () => {
+    for (const [name, def] of Object.entries(functions) as [string, FunctionDef][]) {
+      const mod = await import(`./${def.handler}`);
+      expect([...mod.handler.kits].sort(), name).toEqual([...(def.uses ?? [])].sort());
+    }
+  });
+
   it('names each route once', () => {
     const keys = allRoutes().map((r) => r.key);
     expect(new Set(keys).size).toBe(keys.length);

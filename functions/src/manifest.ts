@@ -34,6 +34,15 @@ export interface RouteDef {
   jsonOnly?: boolean;
 }
 
+/** Adapter kits with heavy libraries a function may carry (functions/src/lib/kits): SMTP and IMAP, the AI SDKs, S3. */
+export type KitName = 'mail' | 'ai' | 'uploads';
+
+/** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
+export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key';
+
+/** The installation's own secrets (signing key, suppression salt, unsubscribe key): made by whichever function first needs one. */
+export const INSTALL_SECRET_PURPOSE = 'install-secret';
+
 export interface FunctionDef {
   /** Path of the module, relative to functions/src, exporting `handler`. */
   handler: string;
@@ -46,6 +55,18 @@ export interface FunctionDef {
   onStored?: 'uploads';
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * What it may reach beyond the table and opening secrets: the kits its
+   * handler names (and its bundle carries), whether it puts messages on the
+   * send queue, what it seals. The AWS role grants exactly this, and the
+   * local runtime holds each function to it, so the tests find a function
+   * that reaches further.
+   */
+  uses?: KitName[];
+  enqueues?: boolean;
+  seals?: SealPurpose[];
+  /** Executions kept for it alone, so a flood on the public routes cannot starve it (and it cannot run more at once). */
+  reservedConcurrency?: number;
 }
 
 export const table = {
@@ -68,6 +89,8 @@ export const functions = {
   },
   mailboxes: {
     handler: 'http/mailboxes.ts',
+    uses: ['mail'],
+    seals: ['mailbox-password'],
     // The sign-in check may wait 10 s on each server.
     timeoutSeconds: 29,
     routes: [
@@ -87,6 +110,7 @@ export const functions = {
   },
   leads: {
     handler: 'http/leads.ts',
+    uses: ['uploads'],
     // An import answers within 20 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
     timeoutSeconds: 29,
     memoryMb: 1024,
@@ -105,12 +129,15 @@ export const functions = {
   importWorker: {
     handler: 'workers/imports.ts',
     onStored: 'uploads',
+    uses: ['uploads'],
+    reservedConcurrency: 3,
     // Stores an import's rows (50,000 in well under a minute) and resumes imports a restart interrupted.
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
   campaigns: {
     handler: 'http/campaigns.ts',
+    seals: ['webhook-secret'],
     routes: [
       { method: 'GET', path: '/v1/campaigns' },
       { method: 'POST', path: '/v1/campaigns' },
@@ -135,10 +162,13 @@ export const functions = {
   },
   domainCheck: {
     handler: 'schedules/domain-check.ts',
+    reservedConcurrency: 1,
     timeoutSeconds: 300,
   },
   seedInboxes: {
     handler: 'http/seed-inboxes.ts',
+    uses: ['mail'],
+    seals: ['seed-password'],
     // The sign-in check may wait 10 s, then the folders are listed.
     timeoutSeconds: 29,
     routes: [
@@ -157,6 +187,8 @@ export const functions = {
   },
   placementReader: {
     handler: 'schedules/placement.ts',
+    uses: ['mail'],
+    reservedConcurrency: 1,
     // Each seed inbox read may wait 20 s on its IMAP server.
     timeoutSeconds: 300,
   },
@@ -166,6 +198,7 @@ export const functions = {
   },
   oauth: {
     handler: 'http/oauth.ts',
+    seals: ['mailbox-oauth-refresh'],
     // The callback waits on the provider's token and profile endpoints (15 s each at most).
     timeoutSeconds: 29,
     routes: [
@@ -175,11 +208,16 @@ export const functions = {
   },
   mailboxPoller: {
     handler: 'schedules/poll.ts',
+    uses: ['mail'],
+    // A provider may hand a new refresh token with an access token: it is sealed at once.
+    seals: ['mailbox-oauth-refresh'],
+    reservedConcurrency: 2,
     // Reads stop 30 s before this; each IMAP server may take 20 s to answer.
     timeoutSeconds: 120,
   },
   aiKeys: {
     handler: 'http/ai-keys.ts',
+    seals: ['ai-key'],
     routes: [
       { method: 'GET', path: '/v1/ai-keys' },
       { method: 'PUT', path: '/v1/ai-keys/{provider}' },
@@ -203,6 +241,12 @@ export const functions = {
   sender: {
     handler: 'queues/send.ts',
     consumes: 'send',
+    uses: ['mail', 'ai'],
+    // Hands back what it had no time for; queues an acceptance the store could not record.
+    enqueues: true,
+    seals: ['mailbox-oauth-refresh'],
+    // Ten invocations of ten sends at once: far above any cadence (an email per mailbox every 8 to 10 minutes).
+    reservedConcurrency: 10,
     // A send needs at most 35 s for AI and 40 s for SMTP and its writes (sending/sender.ts), and starts only
     // when that much is left, so 90 s leaves a margin; the queue's visibility timeout is six times this.
     // Each invocation takes up to 10 messages and sends them at once (functions/src/queues/send.ts).
@@ -210,6 +254,11 @@ export const functions = {
   },
   dispatcher: {
     handler: 'schedules/dispatch.ts',
+    // Settling an unknown outcome looks in the mailbox's Sent folder.
+    uses: ['mail'],
+    enqueues: true,
+    seals: ['mailbox-oauth-refresh'],
+    reservedConcurrency: 1,
     timeoutSeconds: 60,
   },
   fallback: {

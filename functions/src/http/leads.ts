@@ -1,5 +1,6 @@
 import * as leads from '@outbound/core/lead/index';
 import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import';
+import { uploadsKit } from '../lib/kits/uploads.ts';
 import { httpHandler } from '../lib/middleware.ts';
 import { parseMultipart } from '../lib/multipart.ts';
 
@@ -23,4 +24,4 @@ export const handler = httpHandler({
     await leads.remove(deps, params.id!);
     return { status: 204 };
   },
-});
+}, [uploadsKit]);

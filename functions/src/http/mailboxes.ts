@@ -1,5 +1,6 @@
 import * as mailboxes from '@outbound/core/mailbox/index';
 import { httpHandler } from '../lib/middleware.ts';
+import { mailKit } from '../lib/kits/mail.ts';
 
 export const handler = httpHandler({
   'GET /v1/mailboxes': async ({ deps }) => ({ status: 200, body: await mailboxes.list(deps) }),
@@ -12,4 +13,4 @@ export const handler = httpHandler({
     await mailboxes.remove(deps, params.id!);
     return { status: 204 };
   },
-});
+}, [mailKit]);

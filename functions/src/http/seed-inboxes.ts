@@ -1,4 +1,5 @@
 import * as seeds from '@outbound/core/seed/index';
+import { mailKit } from '../lib/kits/mail.ts';
 import { httpHandler } from '../lib/middleware.ts';
 
 export const handler = httpHandler({
@@ -8,4 +9,4 @@ export const handler = httpHandler({
     await seeds.remove(deps, params.id!);
     return { status: 204 };
   },
-});
+}, [mailKit]);

@@ -2,8 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { S3Client } from '@aws-sdk/client-s3';
-import { S3Blobs } from '@outbound/aws/s3-blobs';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
@@ -18,25 +16,18 @@ import type { KeyProvider } from '@outbound/core/ports/key-provider';
 import type { SendQueue } from '@outbound/core/ports/queue';
 import type { Store } from '@outbound/core/ports/store';
 import type { Blobs } from '@outbound/core/ports/blobs';
-import { aiWriter } from '@outbound/mail/ai';
-import { signInChecker } from '@outbound/mail/checker';
-import { hostResolver } from '@outbound/mail/dns';
 import { dnsResolver } from '@outbound/mail/dns-resolver';
-import { smtpMailer } from '@outbound/mail/mailer';
 import { oauthClient } from '@outbound/mail/oauth-client';
-import { imapReader } from '@outbound/mail/sent-folder';
 import { z } from 'zod';
-
-/** Wait per SMTP phase, and per AI attempt (two attempts): see the sender's budgets. */
-export const SMTP_PHASE_TIMEOUT_MS = 10_000;
-export const AI_TIMEOUT_MS = 15_000;
+import { INSTALL_SECRET_PURPOSE, type FunctionDef, type KitName } from '../manifest.ts';
 
 /** What differs between AWS and the local runtime: where the table, the keys and the queue are, and the clocks. */
 export interface Platform {
   store: Store;
   keys: KeyProvider;
   queue: SendQueue;
-  blobs: Blobs;
+  /** The local runtime's blob store; on AWS the uploads kit brings S3. */
+  blobs?: Blobs;
   clock: Clock;
   wallClock: Clock;
   log: Logger;
@@ -48,56 +39,126 @@ export interface Platform {
   metrics?: Metrics;
 }
 
+/** What a kit's adapters are made from. */
+export interface KitContext extends Platform {
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A group of adapters with heavy libraries (SMTP and IMAP, the AI SDKs, S3).
+ * A Lambda's handler names the kits it uses, so its bundle carries those and
+ * no others (a group that never sends mail carries no mail library); the
+ * manifest says the same, and the local runtime holds every function to it.
+ */
+export interface Kit {
+  name: KitName;
+  make(c: KitContext): Partial<Deps>;
+}
+
+/** The ports each kit fills. */
+const PORTS: Record<KitName, (keyof Deps)[]> = {
+  mail: ['signIn', 'mailer', 'mailReader'],
+  ai: ['ai'],
+  uploads: ['blobs'],
+};
+
+/** A port the function was built without: any use says which kit its handler must name. */
+function unavailable(port: string, what: string): never {
+  const fail = () => {
+    throw new Error(`${port} is not available in this function: ${what}.`);
+  };
+  return new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : fail) }) as never;
+}
+
 /**
  * The one place adapters are plugged into ports, for Lambda and the local
- * runtime alike: the mail, DNS, AI and OAuth adapters are the same on both,
- * and every lookup they make goes through DNS_SERVERS when it is set.
+ * runtime alike: the store, keys, queue, DNS and OAuth adapters always, the
+ * kits' adapters when named (the local runtime names them all).
  */
-export function buildDeps(p: Platform): Deps {
-  const resolver = hostResolver(p.config.dnsServers);
+export function buildDeps(p: Platform, kits: readonly Kit[], env: NodeJS.ProcessEnv = {}): Deps {
+  const made: Partial<Deps> = Object.assign({}, ...kits.map((k) => k.make({ ...p, env })));
+  const missing = (name: KitName) =>
+    Object.fromEntries(PORTS[name].map((port) => [port, unavailable(port, `its handler names no ${name} kit (functions/src/lib/kits)`)]));
   return {
+    ...missing('mail'),
+    ...missing('ai'),
+    ...missing('uploads'),
+    ...made,
+    ...(p.blobs ? { blobs: p.blobs } : {}),
     store: p.store,
     keys: p.keys,
     queue: p.queue,
-    blobs: p.blobs,
     clock: p.clock,
     wallClock: p.wallClock,
     log: p.log,
     config: p.config,
-    signIn: signInChecker(p.config.dnsServers),
-    // Each SMTP phase (connect, greeting, every command) waits 10 s at most; the AI writes in 15 s, tried twice:
-    // a send fits the sender's budgets (sending/sender.ts: 40 s for SMTP, 35 s for AI) inside the Lambda's 90 s.
-    mailer: smtpMailer({ resolver, log: p.log, timeoutMs: SMTP_PHASE_TIMEOUT_MS }),
-    mailReader: imapReader({ resolver }),
-    ai: aiWriter({ openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl, timeoutMs: AI_TIMEOUT_MS, maxRetries: 1 }),
     oauth: oauthClient({ now: () => p.wallClock.now() }),
     random: p.random ?? Math.random,
     dns: dnsResolver({ servers: p.config.dnsServers }),
     metrics: p.metrics ?? noMetrics,
+  } as Deps;
+}
+
+const restricted = new WeakMap<Deps, Map<string, Deps>>();
+
+/**
+ * What one function may touch, as its manifest entry says and its AWS role
+ * allows: the kits it names, the send queue only if it enqueues, and KMS
+ * sealing only for the purposes it seals (and the installation's own
+ * secrets, which whichever function first needs one makes). The local
+ * runtime runs every handler through this, so a function that reaches
+ * further than its entry fails in the tests, not in a customer's account.
+ */
+export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
+  let byName = restricted.get(deps);
+  if (!byName) restricted.set(deps, (byName = new Map()));
+  let view = byName.get(name);
+  if (view) return view;
+  const uses = new Set(def.uses ?? []);
+  const sealable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])]);
+  const keys: KeyProvider = {
+    generateDataKey: (context) =>
+      sealable.has(context.purpose ?? '')
+        ? deps.keys.generateDataKey(context)
+        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret: its manifest entry does not list it in seals.`)),
+    decryptDataKey: (ciphertext, context) => deps.keys.decryptDataKey(ciphertext, context),
   };
+  view = { ...deps, keys };
+  for (const kit of Object.keys(PORTS) as KitName[]) {
+    if (uses.has(kit)) continue;
+    for (const port of PORTS[kit]) Object.assign(view, { [port]: unavailable(port, `the ${name} function's manifest entry names no ${kit} kit`) });
+  }
+  if (!def.enqueues) view.queue = unavailable('queue', `the ${name} function's manifest entry does not say it enqueues`);
+  byName.set(name, view);
+  return view;
 }
 
 let lambdaDeps: Deps | undefined;
 const scoped = new AsyncLocalStorage<Deps>();
-/** The invocation a log line belongs to, on AWS: its request id, whether it started a cold environment, the function. */
-const invocation = new AsyncLocalStorage<Fields>();
+/**
+ * The invocation running: what its log lines carry on AWS (its request id,
+ * whether it started a cold environment, the function) and the kits its
+ * handler names.
+ */
+const invocation = new AsyncLocalStorage<{ fields: Fields; kits: readonly Kit[] }>();
 let coldStart = true;
 
 /**
  * Runs one Lambda invocation (every entry point goes through it, with
- * `lambda(run)` or, for HTTP, httpHandler): the log
- * lines it writes on AWS carry `awsRequestId`, `coldStart` and `functionName`,
- * so CloudWatch Logs Insights finds one invocation's lines and cold starts.
+ * `lambda(run, kits)` or, for HTTP, httpHandler): the log lines it writes on
+ * AWS carry `awsRequestId`, `coldStart` and `functionName`, so CloudWatch
+ * Logs Insights finds one invocation's lines and cold starts.
  */
-export function lambda<E, R>(run: (event: E, context?: Partial<Context>) => Promise<R>) {
+export function lambda<E, R>(run: (event: E, context?: Partial<Context>) => Promise<R>, kits: readonly Kit[] = []) {
   // The event may be left out, as a schedule's is in a test: each entry point gives its own default.
-  return (event?: E, context?: Partial<Context>): Promise<R> => inInvocation(context, () => run(event as E, context));
+  const handler = (event?: E, context?: Partial<Context>): Promise<R> => inInvocation(context, () => run(event as E, context), kits);
+  return Object.assign(handler, { kits: kits.map((k) => k.name) });
 }
 
-export function inInvocation<T>(context: Partial<Pick<Context, 'awsRequestId' | 'functionName'>> | undefined, fn: () => T): T {
+export function inInvocation<T>(context: Partial<Pick<Context, 'awsRequestId' | 'functionName'>> | undefined, fn: () => T, kits: readonly Kit[] = []): T {
   const fields = { awsRequestId: context?.awsRequestId, coldStart, functionName: context?.functionName };
   coldStart = false;
-  return invocation.run(fields, fn);
+  return invocation.run({ fields, kits }, fn);
 }
 
 /**
@@ -109,36 +170,41 @@ export function withDeps<T>(deps: Deps, fn: () => T): T {
 }
 
 export function getDeps(): Deps {
-  return scoped.getStore() ?? (lambdaDeps ??= fromLambdaEnvironment(process.env));
+  return scoped.getStore() ?? (lambdaDeps ??= fromLambdaEnvironment(process.env, invocation.getStore()?.kits ?? []));
 }
 
-/** What only Lambda reads: the resources SST links to each function. */
+const required = z.string({ error: 'is not set' }).min(1, { error: 'is not set' });
+
+/** What only Lambda reads: the resources SST links to each function (the queue only to those that enqueue). */
 const LambdaEnv = z.object({
-  TABLE_NAME: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
-  KMS_KEY_ID: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
-  QUEUE_URL_SEND: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
-  UPLOADS_BUCKET: z.string({ error: 'is not set' }).min(1, { error: 'is not set' }),
+  TABLE_NAME: required,
+  KMS_KEY_ID: required,
+  QUEUE_URL_SEND: z.string().optional(),
 });
 
 /** Configuration is read once, here, and validated by the same schema as the local runtime's; core never reads process.env. */
-export function fromLambdaEnvironment(env: NodeJS.ProcessEnv): Deps {
+export function fromLambdaEnvironment(env: NodeJS.ProcessEnv, kits: readonly Kit[] = []): Deps {
   const parsed = LambdaEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`The environment variable ${String(issue.path[0])} ${issue.message}.`);
   }
   const shared = sharedSettingsFromEnv(env);
-  return buildDeps({
-    store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
-    keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
-    queue: new SqsSendQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_SEND }),
-    blobs: new S3Blobs(new S3Client({}), parsed.data.UPLOADS_BUCKET),
-    clock: systemClock,
-    wallClock: systemClock,
-    log: createLogger((line) => jsonSink({ ...line, ...invocation.getStore() }), {}, shared.logLevel),
-    config: { ...shared.config, publicBaseUrl: shared.config.publicBaseUrl ?? '', timeScale: 1 },
-    openaiBaseUrl: shared.openaiBaseUrl,
-    anthropicBaseUrl: shared.anthropicBaseUrl,
-    metrics: emfMetrics({ installation: parsed.data.TABLE_NAME }),
-  });
+  const queueUrl = parsed.data.QUEUE_URL_SEND;
+  return buildDeps(
+    {
+      store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
+      keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
+      queue: queueUrl ? new SqsSendQueue({ client: new SQSClient({}), queueUrl }) : unavailable('queue', 'QUEUE_URL_SEND is not set for this function'),
+      clock: systemClock,
+      wallClock: systemClock,
+      log: createLogger((line) => jsonSink({ ...line, ...invocation.getStore()?.fields }), {}, shared.logLevel),
+      config: { ...shared.config, publicBaseUrl: shared.config.publicBaseUrl ?? '', timeScale: 1 },
+      openaiBaseUrl: shared.openaiBaseUrl,
+      anthropicBaseUrl: shared.anthropicBaseUrl,
+      metrics: emfMetrics({ installation: parsed.data.TABLE_NAME }),
+    },
+    kits,
+    env,
+  );
 }

@@ -6,7 +6,7 @@ import type { Deps } from '@outbound/core/deps';
 import { BadJsonError, EngineError, NotFoundError, RetryLaterError, UnsupportedMediaTypeError } from '@outbound/core/errors';
 import { hit } from '@outbound/core/ratelimit/index';
 import { findRoute, rateLimits, type ResolvedRoute } from '../manifest.ts';
-import { getDeps, inInvocation } from './deps.ts';
+import { getDeps, inInvocation, type Kit } from './deps.ts';
 import { statusOf } from './http-errors.ts';
 
 export type Event = APIGatewayProxyEventV2;
@@ -163,9 +163,10 @@ const jsonBody: middy.MiddlewareObj<Event, Result, Error, Context, Internal> = {
 /**
  * One Lambda per endpoint group: `routes` maps API Gateway route keys
  * (`POST /v1/auth/login`) to their implementation. A key with no
- * implementation answers 404.
+ * implementation answers 404. `kits` are the heavy adapters the group's
+ * routes use (functions/src/lib/kits): its bundle carries those and no others.
  */
-export function httpHandler(routes: Record<string, RouteImpl>) {
+export function httpHandler(routes: Record<string, RouteImpl>, kits: readonly Kit[] = []) {
   const handler = middy<Event, Result, Error, Context, Internal>()
     .use(engine())
     .use(jsonBody)
@@ -188,5 +189,8 @@ export function httpHandler(routes: Record<string, RouteImpl>) {
       return toResult(out);
     });
   // The keys it implements, so a test can hold the manifest and the handlers to each other.
-  return Object.assign((event: Event, context: Context) => inInvocation(context, () => handler(event, context)), { routeKeys: Object.keys(routes) });
+  return Object.assign((event: Event, context: Context) => inInvocation(context, () => handler(event, context), kits), {
+    routeKeys: Object.keys(routes),
+    kits: kits.map((k) => k.name),
+  });
 }

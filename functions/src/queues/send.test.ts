@@ -10,7 +10,9 @@ import { jobId, jobKey } from '@outbound/core/sending/keys';
 import { AI_BUDGET_MS, SMTP_BUDGET_MS } from '@outbound/core/sending/sender';
 import { created, unitDeps } from '@outbound/core/testing/unit-deps';
 import { functions, queues } from '../manifest.ts';
-import { AI_TIMEOUT_MS, SMTP_PHASE_TIMEOUT_MS, withDeps } from '../lib/deps.ts';
+import { withDeps } from '../lib/deps.ts';
+import { AI_TIMEOUT_MS } from '../lib/kits/ai.ts';
+import { SMTP_PHASE_TIMEOUT_MS } from '../lib/kits/mail.ts';
 import { handler } from './send.ts';
 
 const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as Context;

@@ -3,6 +3,8 @@ import { eachLimited } from '@outbound/core/collections';
 import type { QueueMessage } from '@outbound/core/ports/queue';
 import { HandBack, sendJob } from '@outbound/core/sending/sender';
 import { getDeps, lambda } from '../lib/deps.ts';
+import { aiKit } from '../lib/kits/ai.ts';
+import { mailKit } from '../lib/kits/mail.ts';
 
 /** Records of one batch sent at once: each goes from its own mailbox, so they never wait on one another. */
 const AT_ONCE = 10;
@@ -47,4 +49,4 @@ async function run(event: SQSEvent, context?: Partial<Context>): Promise<SQSBatc
   return { batchItemFailures };
 }
 
-export const handler = lambda(run);
+export const handler = lambda(run, [mailKit, aiKit]);

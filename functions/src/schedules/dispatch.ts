@@ -1,5 +1,6 @@
 import { dispatch } from '@outbound/core/sending/dispatcher';
 import { getDeps, lambda } from '../lib/deps.ts';
+import { mailKit } from '../lib/kits/mail.ts';
 
 /** The dispatcher, on an EventBridge schedule (a timer locally). `requeueAll` is the local start-up recovery. */
 async function run(event: { requeueAll?: boolean } = {}) {
@@ -9,4 +10,4 @@ async function run(event: { requeueAll?: boolean } = {}) {
   return result;
 }
 
-export const handler = lambda(run);
+export const handler = lambda(run, [mailKit]);

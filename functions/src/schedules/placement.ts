@@ -1,5 +1,6 @@
 import { tick } from '@outbound/core/placement/reader';
 import { getDeps, lambda } from '../lib/deps.ts';
+import { mailKit } from '../lib/kits/mail.ts';
 
 /** Moves placement runs on: reads the seed inboxes that are due a look, and finishes runs whose seeds all have a verdict. */
 async function run() {
@@ -9,4 +10,4 @@ async function run() {
   return result;
 }
 
-export const handler = lambda(run);
+export const handler = lambda(run, [mailKit]);

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { pollDue } from '@outbound/core/inbound/index';
 import { getDeps, lambda } from '../lib/deps.ts';
+import { mailKit } from '../lib/kits/mail.ts';
 
 /** Leaves this much of the function's time for the last reads to finish and their progress to be written. */
 const MARGIN_MS = 30_000;
@@ -14,4 +15,4 @@ async function run(_event: unknown = {}, context?: Partial<Context>) {
   return result;
 }
 
-export const handler = lambda(run);
+export const handler = lambda(run, [mailKit]);

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { importOfBlob, resumeImports, runImport } from '@outbound/core/lead/import';
 import { getDeps, lambda } from '../lib/deps.ts';
+import { uploadsKit } from '../lib/kits/uploads.ts';
 
 /** Leaves this much of the function's time for the batches in flight and the last progress write. */
 const MARGIN_MS = 20_000;
@@ -30,4 +31,4 @@ async function run(event: StoredEvent = {}, context?: Partial<Context>) {
   return { started: keys.length };
 }
 
-export const handler = lambda(run);
+export const handler = lambda(run, [uploadsKit]);

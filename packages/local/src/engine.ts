@@ -13,7 +13,9 @@ import type { Deps } from '@outbound/core/deps';
 import { createLogger, type Level, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
 import { functions, schedules, type FunctionName } from '@outbound/functions/manifest';
-import { buildDeps, withDeps } from '@outbound/functions/lib/deps';
+import { buildDeps, restrictTo, withDeps } from '@outbound/functions/lib/deps';
+import { aiKit } from '@outbound/functions/lib/kits/ai';
+import { mailKit } from '@outbound/functions/lib/kits/mail';
 import type { OAuthApp, OAuthProviderName } from '@outbound/core/ports/oauth';
 import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local.ts';
 import { createHttpAdapter, lambdaContext, type LambdaHandler } from './http-adapter.ts';
@@ -161,7 +163,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       openaiBaseUrl: opts.openaiBaseUrl,
       anthropicBaseUrl: opts.anthropicBaseUrl,
       random: opts.random,
-    });
+    }, [mailKit, aiKit]);
     cleanups.push(() => deps.mailer.close());
     // A table on disk may hold work a killed run left: the store is warm before the engine answers, so that work resumes at once.
     if (!inMemory) await warmStore(deps.store);
@@ -178,7 +180,9 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
         const path = functions[fn].handler.replace(/\.ts$/, '');
         h = import(`@outbound/functions/${path}`).then((m) => {
           const inner = m.handler as LambdaHandler;
-          return ((event, context) => withDeps(deps, () => inner(event, context))) as LambdaHandler;
+          // Each function gets what its manifest entry (and so its AWS role) allows, no more.
+          const own = restrictTo(deps, fn, functions[fn]);
+          return ((event, context) => withDeps(own, () => inner(event, context))) as LambdaHandler;
         });
         handlers.set(fn, h);
       }
