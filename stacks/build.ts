@@ -1,31 +1,21 @@
 /**
- * `npm run build`: one esbuild bundle per Lambda function of the manifest,
- * the way SST packages them, with the size of each printed. The AWS SDK is
- * bundled too (not taken from the runtime) so the code that was tested is
- * the code that runs.
+ * `npm run build`: every Lambda bundle (stacks/bundles.ts) into
+ * dist/functions, each with its size against its budget, and the API's
+ * description into docs/openapi.json.
  */
-import { build } from 'esbuild';
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { functions } from '../functions/src/manifest.ts';
+import { budgetOf, buildBundles, kib, root } from './bundles.ts';
 
-const root = resolve(import.meta.dirname, '..');
 const out = resolve(root, 'dist/functions');
-
-for (const [name, def] of Object.entries(functions)) {
-  const outfile = resolve(out, `${name}.mjs`);
-  await build({
-    entryPoints: [resolve(root, 'functions/src', def.handler)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    minify: true,
-    sourcemap: true,
-    // ESM bundles of CommonJS dependencies need a require of their own.
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: 'warning',
-  });
-  console.log(`${name.padEnd(12)} ${((await stat(outfile)).size / 1024).toFixed(0).padStart(6)} KiB  ${outfile.replace(root + '/', '')}`);
+const bundles = await buildBundles(out);
+let over = 0;
+for (const b of bundles.sort((x, y) => x.name.localeCompare(y.name))) {
+  const budget = budgetOf(b.def);
+  if (kib(b.bytes) > budget) over++;
+  const kits = (b.def.uses ?? []).join(', ') || '-';
+  console.log(`${b.name.padEnd(16)} ${String(kib(b.bytes)).padStart(6)} KiB  budget ${String(budget).padStart(5)} KiB  kits ${kits.padEnd(10)} ${b.file.replace(root + '/', '')}`);
+}
+if (over) {
+  console.error(`${over} bundle(s) over budget: see stacks/bundles.ts.`);
+  process.exitCode = 1;
 }

@@ -1,77 +1,249 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allRoutes, functions, table as tableDef } from '../functions/src/manifest.ts';
-import { deploy } from './index.ts';
-import type { FunctionArgs, Platform } from './platform.ts';
+import { z } from 'zod';
+import { allRoutes, functions, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
+import { API_THROTTLE, deploy, rateExpression, RUNTIME, type DeployOptions } from './index.ts';
+import type { Platform } from './platform.ts';
+
+const root = resolve(import.meta.dirname, '..');
+
+/**
+ * SST 3's documented arguments (sst.dev/docs/component/aws/*) and the Pulumi
+ * AWS provider's, as strict schemas: an argument the stacks pass that the
+ * component does not take, or a value of the wrong shape, fails here instead
+ * of at `sst deploy`.
+ */
+const duration = (maxSeconds: number) =>
+  z.string().refine((s) => {
+    const m = /^(\d+) (second|seconds|minute|minutes|hour|hours)$/.exec(s);
+    if (!m) return false;
+    const n = Number(m[1]) * (m[2]!.startsWith('second') ? 1 : m[2]!.startsWith('minute') ? 60 : 3600);
+    return n >= 1 && n <= maxSeconds;
+  }, 'a duration SST understands');
+const Permission = z.object({ actions: z.array(z.string().regex(/^[a-z0-9]+:[A-Za-z*]+$/)).min(1), resources: z.array(z.unknown()).min(1), conditions: z.array(z.object({ test: z.string(), variable: z.string(), values: z.array(z.string()).min(1) }).strict()).optional() }).strict();
+const FunctionArgs = z
+  .object({
+    handler: z.string().refine((h) => /^functions\/src\/.+\.handler$/.test(h) && existsSync(resolve(root, h.replace(/\.handler$/, '.ts'))), 'a handler file that exists'),
+    description: z.string().max(256),
+    link: z.array(z.unknown()),
+    environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.unknown()),
+    permissions: z.array(Permission),
+    timeout: duration(900),
+    memory: z.string().regex(/^\d+ MB$/).refine((m) => parseInt(m) >= 128 && parseInt(m) <= 10240),
+    runtime: z.enum(['nodejs18.x', 'nodejs20.x', 'nodejs22.x']),
+    architecture: z.enum(['x86_64', 'arm64']),
+    concurrency: z.object({ reserved: z.number().int().min(0) }).strict().optional(),
+    logging: z.object({ retention: z.enum(['1 day', '1 week', '2 weeks', '1 month', '3 months', '6 months', '1 year', 'forever']), format: z.enum(['json', 'text']) }).strict(),
+    nodejs: z.object({ format: z.enum(['esm', 'cjs']), minify: z.boolean(), sourcemap: z.boolean() }).strict(),
+  })
+  .strict();
+const IndexDef = z.object({ hashKey: z.string(), rangeKey: z.string() }).strict();
+const DynamoArgs = z
+  .object({
+    fields: z.record(z.string(), z.enum(['string', 'number', 'binary'])),
+    primaryIndex: IndexDef,
+    globalIndexes: z.record(z.string(), IndexDef),
+    ttl: z.string(),
+    transform: z.object({ table: z.object({ pointInTimeRecovery: z.object({ enabled: z.boolean() }).strict(), deletionProtectionEnabled: z.boolean() }).strict() }).strict(),
+  })
+  .strict();
+const QueueArgs = z.object({ visibilityTimeout: duration(12 * 3600), dlq: z.object({ queue: z.unknown(), retry: z.number().int().min(1).max(1000) }).strict() }).strict().optional();
+const SubscribeArgs = z.object({ batch: z.object({ size: z.number().int().min(1).max(10_000), partialResponses: z.boolean() }).strict() }).strict();
+/** EventBridge's rate syntax: a positive whole value, and the singular unit for a value of 1 (anything else fails the deploy). */
+const RATE = /^rate\((?:1 (?:minute|hour|day)|(?:[2-9]|[1-9]\d+) (?:minutes|hours|days))\)$/;
+const CronArgs = z.object({ schedule: z.string().regex(RATE), function: z.unknown() }).strict();
+const ApiArgs = z
+  .object({
+    domain: z.object({ name: z.string(), cert: z.string().optional(), dns: z.literal(false).optional() }).strict().optional(),
+    transform: z.object({ stage: z.object({ defaultRouteSettings: z.object({ throttlingRateLimit: z.number().positive(), throttlingBurstLimit: z.number().int().positive() }).strict() }).strict() }).strict(),
+  })
+  .strict();
+const AlarmArgs = z
+  .object({
+    alarmDescription: z.string().max(1024),
+    namespace: z.string(),
+    metricName: z.string(),
+    dimensions: z.record(z.string(), z.unknown()),
+    statistic: z.enum(['Sum', 'Maximum', 'Average', 'Minimum', 'SampleCount']),
+    period: z.number().int().refine((n) => n % 60 === 0),
+    evaluationPeriods: z.number().int().min(1),
+    threshold: z.number(),
+    comparisonOperator: z.enum(['GreaterThanThreshold', 'GreaterThanOrEqualToThreshold', 'LessThanThreshold', 'LessThanOrEqualToThreshold']),
+    treatMissingData: z.enum(['missing', 'ignore', 'breaching', 'notBreaching']),
+    alarmActions: z.array(z.unknown()).min(1),
+  })
+  .strict();
+const BucketArgs = z
+  .object({
+    cors: z.object({ allowOrigins: z.array(z.string()), allowMethods: z.array(z.enum(['GET', 'PUT', 'POST', 'DELETE', 'HEAD'])), allowHeaders: z.array(z.string()) }).strict(),
+    lifecycle: z.array(z.object({ expiresIn: z.string().regex(/^\d+ days?$/) }).strict()),
+  })
+  .strict();
 
 /** A platform that records what the stacks ask SST for, instead of creating it. */
 function recorder() {
   const made: { kind: string; name: string; args: any }[] = [];
-  const routes: { route: string; fn: FunctionArgs }[] = [];
+  const routes: { route: string; target: unknown }[] = [];
+  const subscriptions: { target: unknown; args: unknown }[] = [];
   const resource = (kind: string) =>
     class {
-      url = `${kind}-url`;
-      arn = `${kind}-arn`;
-      name = `${kind}-name`;
+      url: string;
+      arn: string;
+      name: string;
+      value: string;
+      nodes: unknown;
       constructor(name: string, args?: unknown) {
         made.push({ kind, name, args });
+        this.url = `${kind}:${name}:url`;
+        this.arn = `${kind}:${name}:arn`;
+        this.name = `${kind}:${name}:name`;
+        this.value = `${kind}:${name}:value`;
+        this.nodes = { queue: { name: `${kind}:${name}:queueName` }, api: { id: `${kind}:${name}:id` } };
       }
-      route(route: string, fn: FunctionArgs) {
-        routes.push({ route, fn });
+      route(route: string, target: unknown) {
+        routes.push({ route, target });
       }
-      subscribe() {}
+      subscribe(target: unknown, args: unknown) {
+        subscriptions.push({ target, args });
+      }
       notify(args: unknown) {
         made.push({ kind: 'Notify', name: 'notify', args });
       }
     };
-  const platform = {
-    stage: 'test',
-    Dynamo: resource('Dynamo'),
-    Queue: resource('Queue'),
-    ApiGatewayV2: resource('Api'),
-    Cron: resource('Cron'),
-    KmsKey: resource('KmsKey'),
-    Bucket: resource('Bucket'),
-  } as unknown as Platform;
-  return { platform, made, routes };
+  const kinds = ['Function', 'Dynamo', 'Queue', 'ApiGatewayV2', 'Cron', 'Secret', 'KmsKey', 'Bucket', 'Topic', 'TopicSubscription', 'MetricAlarm'];
+  const platform = { stage: 'test', ...Object.fromEntries(kinds.map((k) => [k, resource(k)])) } as unknown as Platform;
+  return { platform, made, routes, subscriptions };
 }
 
-describe('stacks map the manifest onto SST', () => {
-  const { platform, made, routes } = recorder();
-  deploy(platform);
+function deployed(opts?: DeployOptions) {
+  const r = recorder();
+  deploy(r.platform, opts);
+  const of = (kind: string) => r.made.filter((m) => m.kind === kind);
+  const fn = (name: string) => of('Function').find((m) => m.name.toLowerCase() === name.toLowerCase())!;
+  return { ...r, of, fn };
+}
 
-  it('routes every manifest route, and the catch-all, to its function handler', () => {
-    const expected = allRoutes().map((r) => `${r.key} -> functions/src/${functions[r.fn].handler.replace('.ts', '')}.handler`);
-    expected.push('$default -> functions/src/http/fallback.handler');
-    expect(routes.map((r) => `${r.route} -> ${r.fn.handler}`).sort()).toEqual(expected.sort());
+const defs = Object.entries(functions) as [string, FunctionDef][];
+
+describe('stacks map the manifest onto SST', () => {
+  const d = deployed();
+
+  it('passes only arguments SST documents, in the shapes it documents', () => {
+    for (const f of d.of('Function')) expect(FunctionArgs.safeParse(f.args).error, f.name).toBeUndefined();
+    expect(DynamoArgs.safeParse(d.of('Dynamo')[0]!.args).error).toBeUndefined();
+    for (const q of d.of('Queue')) expect(QueueArgs.safeParse(q.args).error, q.name).toBeUndefined();
+    for (const s of d.subscriptions) expect(SubscribeArgs.safeParse(s.args).error).toBeUndefined();
+    for (const c of d.of('Cron')) expect(CronArgs.safeParse(c.args).error, c.name).toBeUndefined();
+    expect(ApiArgs.safeParse(d.of('ApiGatewayV2')[0]!.args).error).toBeUndefined();
+    for (const a of d.of('MetricAlarm')) expect(AlarmArgs.safeParse(a.args).error, a.name).toBeUndefined();
+    expect(BucketArgs.safeParse(d.of('Bucket')[0]!.args).error).toBeUndefined();
+    // The schemas can fail: an argument SST does not take is refused.
+    expect(FunctionArgs.safeParse({ ...d.of('Function')[0]!.args, reservedConcurrency: 1 }).success).toBe(false);
   });
 
-  it('gives every function the table, the key and least-privilege KMS permissions', () => {
-    for (const { fn } of routes) {
-      expect(fn.environment).toMatchObject({ TABLE_NAME: 'Dynamo-name', KMS_KEY_ID: 'KmsKey-arn' });
-      expect(fn.permissions).toContainEqual({ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], resources: ['KmsKey-arn'] });
+  it('makes one Lambda per function group, and points every route of a group (and the catch-all) at it', () => {
+    expect(d.of('Function').map((f) => f.name).sort()).toEqual(defs.map(([n]) => n.charAt(0).toUpperCase() + n.slice(1)).sort());
+    const expected = allRoutes().map((r) => `${r.key} -> ${d.fn(r.fn).name}`);
+    expected.push(`$default -> ${d.fn('fallback').name}`);
+    expect(d.routes.map((r) => `${r.route} -> ${String(r.target).split(':')[1]}`).sort()).toEqual(expected.sort());
+    expect(d.routes.every((r) => typeof r.target === 'string' && r.target.endsWith(':arn'))).toBe(true);
+    expect(d.of('Function').length).toBeLessThan(25);
+  });
+
+  it('runs every function on Node 22, with its manifest timeout and memory', () => {
+    for (const [name, def] of defs) {
+      const args = d.fn(name).args;
+      expect(args.runtime).toBe(RUNTIME);
+      expect(RUNTIME).toBe('nodejs22.x');
+      expect(args.timeout).toBe(`${def.timeoutSeconds ?? 29} seconds`);
     }
   });
 
-  it('creates the table of the manifest, with its indexes and TTL attribute', () => {
-    const table = made.find((m) => m.kind === 'Dynamo')!;
+  it('gives each function only what its manifest entry uses: the bucket, the queue, and sealing for its own purposes', () => {
+    for (const [name, def] of defs) {
+      const args = d.fn(name).args;
+      const uploads = def.uses?.includes('uploads') ?? false;
+      expect(args.link.includes('Bucket:Uploads:name') || args.link.some((l: { name?: string }) => l?.name === 'Bucket:Uploads:name'), name).toBe(uploads);
+      expect('UPLOADS_BUCKET' in args.environment, name).toBe(uploads);
+      expect('QUEUE_URL_SEND' in args.environment, name).toBe(Boolean(def.enqueues));
+      const actions = args.permissions.flatMap((p: { actions: string[] }) => p.actions);
+      expect(actions.includes('sqs:SendMessage'), name).toBe(Boolean(def.enqueues));
+      expect(actions.filter((a: string) => a.startsWith('kms:')).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      const seal = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:GenerateDataKey'));
+      expect(seal.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.seals ?? [])] }]);
+      expect(args.permissions.every((p: { resources: unknown[] }) => !p.resources.includes('*')), name).toBe(true);
+    }
+    // Only the functions that exchange or refresh OAuth tokens see the apps' secrets.
+    const withOAuth = defs.filter(([n]) => 'GOOGLE_CLIENT_SECRET' in d.fn(n).args.environment).map(([n]) => n).sort();
+    expect(withOAuth).toEqual(defs.filter(([, f]) => f.seals?.includes('mailbox-oauth-refresh')).map(([n]) => n).sort());
+    expect(withOAuth).toEqual(expect.arrayContaining(['oauth', 'sender', 'mailboxPoller']));
+  });
+
+  it('reserves concurrency for the sender and every scheduled function, so a flood on a public route cannot starve them', () => {
+    const scheduled = new Set(Object.values(schedules).map((s) => s.fn as string));
+    for (const name of [...scheduled, 'sender']) expect(d.fn(name).args.concurrency?.reserved, name).toBeGreaterThan(0);
+    for (const r of allRoutes().filter((r) => r.public)) expect(d.fn(r.fn).args.concurrency, r.fn).toBeUndefined();
+  });
+
+  it('throttles the API stage', () => {
+    expect(d.of('ApiGatewayV2')[0]!.args.transform.stage.defaultRouteSettings).toEqual(API_THROTTLE);
+  });
+
+  it('creates the table of the manifest, with its indexes, TTL, point-in-time recovery and deletion protection', () => {
+    const table = d.of('Dynamo')[0]!;
     expect(table.args.primaryIndex).toEqual({ hashKey: tableDef.partitionKey, rangeKey: tableDef.sortKey });
     expect(Object.keys(table.args.globalIndexes)).toEqual(Object.keys(tableDef.indexes));
     expect(table.args.ttl).toBe('expiresAt');
+    expect(table.args.transform.table).toEqual({ pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true });
   });
 
-  it('stores uploads in a bucket whose new files start the import worker, and lets every function reach it', () => {
-    const bucket = made.find((m) => m.kind === 'Bucket')!;
-    expect(bucket.args.lifecycle).toEqual([{ expiresIn: '1 day' }]);
-    const notify = made.find((m) => m.kind === 'Notify')!;
-    expect(notify.args.notifications).toEqual([
-      expect.objectContaining({ events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/', function: expect.objectContaining({ handler: 'functions/src/workers/imports.handler' }) }),
+  it('stores uploads in a bucket whose new files start the import worker', () => {
+    expect(d.of('Bucket')[0]!.args.lifecycle).toEqual([{ expiresIn: '1 day' }]);
+    expect(d.of('Notify')[0]!.args.notifications).toEqual([
+      { name: 'ImportWorker', events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/', function: 'Function:ImportWorker:arn' },
     ]);
-    for (const { fn } of routes) expect(fn.environment).toMatchObject({ UPLOADS_BUCKET: 'Bucket-name' });
   });
 
-  it('creates each queue with a dead-letter queue and a key with rotation', () => {
-    const send = made.find((m) => m.kind === 'Queue' && m.name === 'Send')!;
-    expect(send.args).toEqual({ visibilityTimeout: '540 seconds', dlq: { queue: 'Queue-arn', retry: 5 } });
-    expect(made.find((m) => m.kind === 'KmsKey')!.args.enableKeyRotation).toBe(true);
+  it('drains the send queue with the sender, ten records a batch with partial failures, and a dead-letter queue behind it', () => {
+    const send = d.of('Queue').find((m) => m.name === 'Send')!;
+    expect(send.args).toEqual({ visibilityTimeout: '540 seconds', dlq: { queue: 'Queue:SendDlq:arn', retry: 5 } });
+    expect(d.subscriptions).toEqual([{ target: 'Function:Sender:arn', args: { batch: { size: 10, partialResponses: true } } }]);
+    expect(d.of('KmsKey')[0]!.args.enableKeyRotation).toBe(true);
+  });
+
+  it('alarms on the dead-letter queue, sender errors, API 5xx and breaker trips, to one topic', () => {
+    const alarms = Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
+    expect(Object.keys(alarms).sort()).toEqual(['Api5xx', 'BreakerTrips', 'SendDlqNotEmpty', 'SenderErrors']);
+    expect(alarms.SendDlqNotEmpty.dimensions).toEqual({ QueueName: 'Queue:SendDlq:queueName' });
+    expect(alarms.SenderErrors.dimensions).toEqual({ FunctionName: 'Function:Sender:name' });
+    expect(alarms.BreakerTrips).toMatchObject({ namespace: 'Outbound', metricName: 'BreakerTrips', dimensions: { Installation: 'Dynamo:Table:name' } });
+    for (const a of Object.values(alarms)) expect(a.alarmActions).toEqual(['Topic:Alarms:arn']);
+    expect(d.of('TopicSubscription')).toEqual([]);
+    expect(deployed({ alarmEmail: 'ops@example.com' }).of('TopicSubscription')[0]!.args).toEqual({ topic: 'Topic:Alarms:arn', protocol: 'email', endpoint: 'ops@example.com' });
+  });
+
+  it('puts links on the customer’s own host when a domain is given', () => {
+    expect(d.fn('unsubscribe').args.environment.PUBLIC_BASE_URL).toBe('ApiGatewayV2:Api:url');
+    const own = deployed({ domain: 'mail-api.example.com', domainCertArn: 'arn:aws:acm:eu-west-1:1:certificate/x' });
+    expect(own.of('ApiGatewayV2')[0]!.args.domain).toEqual({ name: 'mail-api.example.com', cert: 'arn:aws:acm:eu-west-1:1:certificate/x', dns: false });
+    for (const f of own.of('Function')) expect(f.args.environment.PUBLIC_BASE_URL).toBe('https://mail-api.example.com');
+    expect(deployed({ domain: 'mail-api.example.com' }).of('ApiGatewayV2')[0]!.args.domain).toEqual({ name: 'mail-api.example.com' });
+  });
+});
+
+describe('schedule expressions', () => {
+  it('are valid EventBridge rate expressions, the unit singular for a value of 1', () => {
+    const d = deployed();
+    expect(d.of('Cron').length).toBe(Object.keys(schedules).length);
+    for (const c of d.of('Cron')) expect(c.args.schedule, c.name).toMatch(RATE);
+    expect(rateExpression(1)).toBe('rate(1 minute)');
+    expect(rateExpression(5)).toBe('rate(5 minutes)');
+    expect(rateExpression(60)).toBe('rate(1 hour)');
+    expect(rateExpression(120)).toBe('rate(2 hours)');
+    expect(() => rateExpression(0)).toThrow();
+    expect(() => rateExpression(1.5)).toThrow();
+    // The check itself refuses what EventBridge refuses.
+    for (const bad of ['rate(1 minutes)', 'rate(5 minute)', 'rate(0 minutes)', 'rate(01 minute)', 'cron(* * * * *)']) expect(bad).not.toMatch(RATE);
   });
 });

@@ -1,12 +1,50 @@
-import { buckets, functions, queues, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
-import type { FunctionArgs, Platform } from './platform.ts';
+import {
+  buckets,
+  functions,
+  INSTALL_SECRET_PURPOSE,
+  queues,
+  schedules,
+  table as tableDef,
+  type FunctionDef,
+} from '../functions/src/manifest.ts';
+import { NAMESPACE } from '../packages/aws/src/emf-metrics.ts';
+import type { Fn, FunctionArgs, Output, Permission, Platform } from './platform.ts';
+
+/** What an operator chooses at deploy time (docs/deploy.md): read from the environment by sst.config.ts. */
+export interface DeployOptions {
+  /** The API's own host name (api.example.com): unsubscribe links and OAuth redirects carry it. */
+  domain?: string;
+  /** An ACM certificate for `domain` when its DNS is not a Route 53 zone of this account. */
+  domainCertArn?: string;
+  /** Who the alarms write to; without it they still show in CloudWatch. */
+  alarmEmail?: string;
+  /** DNS_SERVERS for the functions: resolvers the blocklists answer (AWS's shared one is refused by Spamhaus and URIBL). */
+  dnsServers?: string;
+  logLevel?: string;
+}
+
+/** Lambda runtime: Node 22 (Node 20 is past its end of life). */
+export const RUNTIME = 'nodejs22.x';
+
+/** The API stage's limits: a flood on the public routes is refused at the edge, before it costs a Lambda. */
+export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100 };
+
+/** OAuth apps are secrets (`npx sst secret set GoogleClientSecret ...`); empty until set, and a provider without them cannot connect. */
+const OAUTH_SECRETS = {
+  GOOGLE_CLIENT_ID: 'GoogleClientId',
+  GOOGLE_CLIENT_SECRET: 'GoogleClientSecret',
+  MICROSOFT_CLIENT_ID: 'MicrosoftClientId',
+  MICROSOFT_CLIENT_SECRET: 'MicrosoftClientSecret',
+} as const;
 
 /**
  * Maps the one manifest onto AWS: the table, the KMS key, the queues, one
- * Lambda per function group behind API Gateway HTTP API, and the schedules.
- * Nothing here is a rule of the engine; it only places the pieces.
+ * Lambda per function group (every route of a group points at it), the
+ * schedules, and the alarms. Nothing here is a rule of the engine; it only
+ * places the pieces, and gives each function only what its manifest entry
+ * says it uses.
  */
-export function deploy(p: Platform) {
+export function deploy(p: Platform, opts: DeployOptions = {}) {
   const table = new p.Dynamo('Table', {
     fields: Object.fromEntries(
       [tableDef.partitionKey, tableDef.sortKey, ...Object.values(tableDef.indexes).flatMap((i) => [i.partitionKey, i.sortKey])].map(
@@ -18,25 +56,19 @@ export function deploy(p: Platform) {
       Object.entries(tableDef.indexes).map(([name, i]) => [name, { hashKey: i.partitionKey, rangeKey: i.sortKey }]),
     ),
     ttl: tableDef.ttlAttribute,
+    // Leads, suppressions and sealed secrets live here: restorable to any second of the last 35 days, and not deletable by accident.
+    transform: { table: { pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true } },
   });
 
   const key = new p.KmsKey('Secrets', {
-    description: `Outbound (${p.stage}): envelope key for mailbox passwords, OAuth tokens, AI keys and the token-signing secret`,
+    description: `Outbound (${p.stage}): envelope key for mailbox passwords, OAuth tokens, AI keys and the installation's secrets`,
     enableKeyRotation: true,
   });
 
-  const queueUrls: Record<string, unknown> = {};
-  const queueArns: unknown[] = [];
-  const made = Object.entries(queues).map(([name, def]) => {
-    const dlq = new p.Queue(`${cap(name)}Dlq`);
-    const queue = new p.Queue(cap(name), {
-      visibilityTimeout: `${def.visibilityTimeoutSeconds} seconds`,
-      dlq: { queue: dlq.arn, retry: def.maxReceiveCount },
-    });
-    queueUrls[`QUEUE_URL_${name.toUpperCase()}`] = queue.url;
-    queueUrls[`QUEUE_URL_${name.toUpperCase()}_DLQ`] = dlq.url;
-    queueArns.push(queue.arn, dlq.arn);
-    return { name, queue };
+  const dlq = new p.Queue('SendDlq');
+  const send = new p.Queue('Send', {
+    visibilityTimeout: `${queues.send.visibilityTimeoutSeconds} seconds`,
+    dlq: { queue: dlq.arn, retry: queues.send.maxReceiveCount },
   });
 
   // Uploaded CSVs wait here for their import (a signed PUT from the client's browser or script, hence CORS for PUT).
@@ -45,46 +77,130 @@ export function deploy(p: Platform) {
     lifecycle: [{ expiresIn: `${buckets.uploads.expireDays} day${buckets.uploads.expireDays === 1 ? '' : 's'}` }],
   });
 
-  const api = new p.ApiGatewayV2('Api');
-
-  const fn = (def: FunctionDef): FunctionArgs => ({
-    handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
-    // Linking grants the function the table's and the bucket's permissions.
-    link: [table, uploads],
-    environment: {
-      TABLE_NAME: table.name,
-      KMS_KEY_ID: key.arn,
-      PUBLIC_BASE_URL: api.url,
-      UPLOADS_BUCKET: uploads.name,
-      ...queueUrls,
-    },
-    permissions: [
-      { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], resources: [key.arn] },
-      { actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'], resources: queueArns },
-    ],
-    timeout: `${def.timeoutSeconds ?? 29} seconds`,
-    memory: `${def.memoryMb ?? 512} MB`,
-    runtime: 'nodejs20.x',
-    architecture: 'arm64',
-    nodejs: { format: 'esm', minify: true, sourcemap: true },
+  const api = new p.ApiGatewayV2('Api', {
+    ...(opts.domain ? { domain: { name: opts.domain, ...(opts.domainCertArn ? { cert: opts.domainCertArn, dns: false as const } : {}) } } : {}),
+    transform: { stage: { defaultRouteSettings: API_THROTTLE } },
   });
+  const publicBaseUrl: Output = opts.domain ? `https://${opts.domain}` : api.url;
 
-  for (const def of Object.values(functions) as FunctionDef[]) {
-    for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn(def));
-    if (def.catchAll) api.route('$default', fn(def));
-    if (def.onStored) {
-      uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn(def), events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
-    }
-    if (def.consumes) {
-      made.find((m) => m.name === def.consumes)!.queue.subscribe(fn(def), { batch: { size: 10, partialResponses: true } });
-    }
+  const oauth = Object.fromEntries(Object.entries(OAUTH_SECRETS).map(([env, name]) => [env, new p.Secret(name, '').value]));
+
+  const args = (name: string, def: FunctionDef): FunctionArgs => {
+    const uses = new Set(def.uses ?? []);
+    const permissions: Permission[] = [
+      { actions: ['kms:Decrypt'], resources: [key.arn] },
+      // Sealing is allowed only for what this function seals: the encryption context's purpose is checked by KMS.
+      {
+        actions: ['kms:GenerateDataKey'],
+        resources: [key.arn],
+        conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])] }],
+      },
+    ];
+    if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
+    return {
+      handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
+      description: `Outbound ${name}`,
+      // Linking grants the table's (and, where used, the bucket's) permissions.
+      link: uses.has('uploads') ? [table, uploads] : [table],
+      environment: {
+        TABLE_NAME: table.name,
+        KMS_KEY_ID: key.arn,
+        PUBLIC_BASE_URL: publicBaseUrl,
+        ...(def.enqueues ? { QUEUE_URL_SEND: send.url } : {}),
+        ...(uses.has('uploads') ? { UPLOADS_BUCKET: uploads.name } : {}),
+        // Exchanging a code or refreshing a token needs the app: the functions that seal refresh tokens are those.
+        ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : {}),
+        ...(opts.dnsServers ? { DNS_SERVERS: opts.dnsServers } : {}),
+        ...(opts.logLevel ? { LOG_LEVEL: opts.logLevel } : {}),
+      },
+      permissions,
+      timeout: `${def.timeoutSeconds ?? 29} seconds`,
+      memory: `${def.memoryMb ?? 512} MB`,
+      runtime: RUNTIME,
+      architecture: 'arm64',
+      ...(def.reservedConcurrency ? { concurrency: { reserved: def.reservedConcurrency } } : {}),
+      logging: { retention: '1 month', format: 'json' },
+      nodejs: { format: 'esm', minify: true, sourcemap: true },
+    };
+  };
+
+  const made: Record<string, Fn> = {};
+  for (const [name, def] of Object.entries(functions) as [string, FunctionDef][]) {
+    const fn = (made[name] = new p.Function(cap(name), args(name, def)));
+    for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn.arn);
+    if (def.catchAll) api.route('$default', fn.arn);
+    if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
+    if (def.consumes) send.subscribe(fn.arn, { batch: { size: 10, partialResponses: true } });
   }
 
   for (const [name, s] of Object.entries(schedules)) {
-    new p.Cron(cap(name), { schedule: `rate(${s.everyMinutes} ${s.everyMinutes === 1 ? "minute" : "minutes"})`, function: fn(functions[s.fn] as FunctionDef) });
+    new p.Cron(cap(name), { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
   }
 
-  return { api: api.url, table: table.name, queues: made.map((m) => m.name) };
+  alarms(p, opts, { dlqName: dlq.nodes.queue.name, sender: made[senderName()]!, apiId: api.nodes.api.id, installation: table.name });
+
+  return { api: publicBaseUrl, table: table.name, functions: Object.keys(made) };
+}
+
+/** EventBridge's rate expression: the unit is singular for a value of 1 (`rate(1 minute)`), plural otherwise. */
+export function rateExpression(minutes: number): string {
+  if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`A schedule runs every whole number of minutes, not ${minutes}.`);
+  if (minutes % 60 === 0) return `rate(${minutes / 60} ${minutes === 60 ? 'hour' : 'hours'})`;
+  return `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`;
+}
+
+const senderName = () => Object.entries(functions).find(([, f]) => (f as FunctionDef).consumes === 'send')![0];
+
+/**
+ * What an operator is told about (docs/operations.md): mail stuck in the
+ * dead-letter queue, a sender that throws, the API answering 5xx, and the
+ * bounce breaker stopping a campaign's mailbox (a deliverability problem to
+ * look at now, not at the next report).
+ */
+function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; sender: Fn; apiId: Output; installation: Output }) {
+  const topic = new p.Topic('Alarms');
+  if (opts.alarmEmail) new p.TopicSubscription('AlarmsEmail', { topic: topic.arn, protocol: 'email', endpoint: opts.alarmEmail });
+  const common = { period: 300, evaluationPeriods: 1, treatMissingData: 'notBreaching' as const, alarmActions: [topic.arn] };
+  new p.MetricAlarm('SendDlqNotEmpty', {
+    ...common,
+    alarmDescription: 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).',
+    namespace: 'AWS/SQS',
+    metricName: 'ApproximateNumberOfMessagesVisible',
+    dimensions: { QueueName: on.dlqName },
+    statistic: 'Maximum',
+    threshold: 0,
+    comparisonOperator: 'GreaterThanThreshold',
+  });
+  new p.MetricAlarm('SenderErrors', {
+    ...common,
+    alarmDescription: 'The sender threw: see its log lines with level error.',
+    namespace: 'AWS/Lambda',
+    metricName: 'Errors',
+    dimensions: { FunctionName: on.sender.name },
+    statistic: 'Sum',
+    threshold: 0,
+    comparisonOperator: 'GreaterThanThreshold',
+  });
+  new p.MetricAlarm('Api5xx', {
+    ...common,
+    alarmDescription: 'The API answered 5xx more than 5 times in 5 minutes.',
+    namespace: 'AWS/ApiGateway',
+    metricName: '5xx',
+    dimensions: { ApiId: on.apiId },
+    statistic: 'Sum',
+    threshold: 5,
+    comparisonOperator: 'GreaterThanThreshold',
+  });
+  new p.MetricAlarm('BreakerTrips', {
+    ...common,
+    alarmDescription: 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.',
+    namespace: NAMESPACE,
+    metricName: 'BreakerTrips',
+    dimensions: { Installation: on.installation },
+    statistic: 'Sum',
+    threshold: 0,
+    comparisonOperator: 'GreaterThanThreshold',
+  });
 }
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

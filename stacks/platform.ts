@@ -2,23 +2,40 @@
  * The slice of SST's platform (the `sst` and `aws` globals inside
  * sst.config.ts) that the stacks use. The stacks take it as an argument, so
  * the mapping from the manifest to AWS resources is tested offline with a
- * recorder, and typechecked without the ~400 MB `.sst/platform` that `sst
- * install` downloads.
+ * recorder. SST's own component types are not in its npm package: `sst
+ * install` generates them into `.sst/platform` and first downloads Pulumi
+ * and its AWS provider from outside the npm registry, so they cannot be had
+ * offline. These types follow SST 3's documented arguments (sst.dev/docs/
+ * component/aws/*), and stacks/index.test.ts checks every argument the stacks
+ * pass against strict schemas of the same documented shapes.
  */
 export type Output = unknown;
 
+export interface Permission {
+  actions: string[];
+  resources: Output[];
+  conditions?: { test: string; variable: string; values: string[] }[];
+}
+
 export interface FunctionArgs {
   handler: string;
+  description?: string;
   link?: unknown[];
   environment?: Record<string, Output>;
-  permissions?: { actions: string[]; resources: Output[] }[];
+  permissions?: Permission[];
   timeout?: string;
   memory?: string;
   runtime?: string;
   architecture?: string;
+  concurrency?: { reserved?: number };
+  logging?: { retention?: string; format?: 'json' | 'text' };
   nodejs?: { format?: 'esm' | 'cjs'; minify?: boolean; sourcemap?: boolean };
 }
 
+export interface Fn {
+  arn: Output;
+  name: Output;
+}
 export interface Dynamo {
   name: Output;
   arn: Output;
@@ -26,11 +43,13 @@ export interface Dynamo {
 export interface Queue {
   url: Output;
   arn: Output;
-  subscribe(subscriber: FunctionArgs, args?: { batch?: { size?: number; partialResponses?: boolean } }): unknown;
+  nodes: { queue: { name: Output } };
+  subscribe(subscriber: Output, args?: { batch?: { size?: number; window?: string; partialResponses?: boolean } }): unknown;
 }
 export interface Api {
   url: Output;
-  route(route: string, handler: FunctionArgs): unknown;
+  nodes: { api: { id: Output } };
+  route(route: string, handler: Output): unknown;
 }
 export interface KmsKey {
   arn: Output;
@@ -38,11 +57,18 @@ export interface KmsKey {
 export interface Bucket {
   name: Output;
   arn: Output;
-  notify(args: { notifications: { name: string; function: FunctionArgs; events?: string[]; filterPrefix?: string }[] }): unknown;
+  notify(args: { notifications: { name: string; function: Output; events?: string[]; filterPrefix?: string }[] }): unknown;
+}
+export interface Secret {
+  value: Output;
+}
+export interface Topic {
+  arn: Output;
 }
 
 export interface Platform {
   stage: string;
+  Function: new (name: string, args: FunctionArgs) => Fn;
   Dynamo: new (
     name: string,
     args: {
@@ -50,14 +76,40 @@ export interface Platform {
       primaryIndex: { hashKey: string; rangeKey: string };
       globalIndexes: Record<string, { hashKey: string; rangeKey: string }>;
       ttl?: string;
+      transform?: { table?: Record<string, unknown> };
     },
   ) => Dynamo;
   Queue: new (name: string, args?: { visibilityTimeout?: string; dlq?: { queue: Output; retry: number } }) => Queue;
-  ApiGatewayV2: new (name: string, args?: Record<string, unknown>) => Api;
-  Cron: new (name: string, args: { schedule: string; function: FunctionArgs }) => unknown;
+  ApiGatewayV2: new (
+    name: string,
+    args?: {
+      domain?: { name: string; cert?: string; dns?: false };
+      transform?: { stage?: Record<string, unknown> };
+    },
+  ) => Api;
+  Cron: new (name: string, args: { schedule: string; function: Output }) => unknown;
+  Secret: new (name: string, placeholder?: string) => Secret;
   KmsKey: new (name: string, args: { description: string; enableKeyRotation: boolean }) => KmsKey;
   Bucket: new (
     name: string,
     args?: { cors?: boolean | { allowOrigins?: string[]; allowMethods?: string[]; allowHeaders?: string[] }; lifecycle?: { prefix?: string; expiresIn: string }[] },
   ) => Bucket;
+  Topic: new (name: string, args?: Record<string, unknown>) => Topic;
+  TopicSubscription: new (name: string, args: { topic: Output; protocol: 'email'; endpoint: string }) => unknown;
+  MetricAlarm: new (name: string, args: MetricAlarmArgs) => unknown;
+}
+
+/** aws.cloudwatch.MetricAlarm's arguments, the part the stacks set (Pulumi AWS provider). */
+export interface MetricAlarmArgs {
+  alarmDescription: string;
+  namespace: string;
+  metricName: string;
+  dimensions: Record<string, Output>;
+  statistic: 'Sum' | 'Maximum';
+  period: number;
+  evaluationPeriods: number;
+  threshold: number;
+  comparisonOperator: 'GreaterThanThreshold' | 'GreaterThanOrEqualToThreshold';
+  treatMissingData: 'notBreaching';
+  alarmActions: Output[];
 }

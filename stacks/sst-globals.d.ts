@@ -1,8 +1,6 @@
 /**
  * Types for the globals SST injects into sst.config.ts, limited to what the
- * stacks use. The real ones come from `.sst/platform/config.d.ts`, which
- * `sst install` generates at deploy time (it downloads Pulumi, so it cannot
- * run offline here).
+ * stacks use (stacks/platform.ts says why these and not SST's generated ones).
  */
 import type { Platform } from './platform.ts';
 
@@ -13,7 +11,9 @@ declare global {
     run(): Promise<unknown>;
   }): unknown;
   const sst: {
+    Secret: Platform['Secret'];
     aws: {
+      Function: Platform['Function'];
       Dynamo: Platform['Dynamo'];
       Queue: Platform['Queue'];
       ApiGatewayV2: Platform['ApiGatewayV2'];
@@ -21,5 +21,9 @@ declare global {
       Bucket: Platform['Bucket'];
     };
   };
-  const aws: { kms: { Key: Platform['KmsKey'] } };
+  const aws: {
+    kms: { Key: Platform['KmsKey'] };
+    sns: { Topic: Platform['Topic']; TopicSubscription: Platform['TopicSubscription'] };
+    cloudwatch: { MetricAlarm: Platform['MetricAlarm'] };
+  };
 }

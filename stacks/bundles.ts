@@ -1,0 +1,74 @@
+/**
+ * One esbuild bundle per Lambda function of the manifest, the way SST
+ * packages them (ESM, minified, the AWS SDK bundled rather than taken from
+ * the runtime, so the code that was tested is the code that runs). Used by
+ * `npm run build`, by the bundle tests (budgets, and a smoke run of every
+ * bundle with no node_modules) and by the bench (cold starts).
+ */
+import { build, type Metafile } from 'esbuild';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { functions, type FunctionDef } from '../functions/src/manifest.ts';
+
+export const root = resolve(import.meta.dirname, '..');
+
+/**
+ * Each bundle's ceiling, in KiB: what every function carries (the AWS SDK's
+ * DynamoDB, KMS and SQS clients, zod, middy, core) stays under the base; a
+ * kit adds its libraries. docs/deploy.md lists the figures.
+ */
+export const BUDGET_KIB = { base: 1_300, mail: 2_800, ai: 700, uploads: 350 } as const;
+
+export const budgetOf = (def: FunctionDef): number => BUDGET_KIB.base + (def.uses ?? []).reduce((sum, kit) => sum + BUDGET_KIB[kit], 0);
+
+/** Packages only a kit may bring: a bundle of a function without the kit must not hold them. */
+export const KIT_PACKAGES = {
+  mail: ['nodemailer', 'imapflow', 'mailparser', 'libmime'],
+  ai: ['openai', '@anthropic-ai/sdk'],
+  uploads: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
+} as const;
+
+export interface Bundle {
+  name: string;
+  def: FunctionDef;
+  file: string;
+  bytes: number;
+  /** npm packages whose code is in the bundle. */
+  packages: Set<string>;
+}
+
+export async function buildBundles(outDir: string): Promise<Bundle[]> {
+  return Promise.all(
+    (Object.entries(functions) as [string, FunctionDef][]).map(async ([name, def]) => {
+      const file = resolve(outDir, `${name}.mjs`);
+      const result = await build({
+        entryPoints: [resolve(root, 'functions/src', def.handler)],
+        outfile: file,
+        bundle: true,
+        platform: 'node',
+        target: 'node22',
+        format: 'esm',
+        minify: true,
+        sourcemap: true,
+        metafile: true,
+        // ESM bundles of CommonJS dependencies need a require of their own.
+        banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+        logLevel: 'warning',
+      });
+      return { name, def, file, bytes: (await stat(file)).size, packages: packagesIn(result.metafile) };
+    }),
+  );
+}
+
+function packagesIn(meta: Metafile): Set<string> {
+  const found = new Set<string>();
+  for (const output of Object.values(meta.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+      if (m && bytesInOutput > 0) found.add(m[1]!);
+    }
+  }
+  return found;
+}
+
+export const kib = (bytes: number) => Math.round(bytes / 1024);
