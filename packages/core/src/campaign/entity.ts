@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
 import { CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
-import { campaignCollection, campaignKey, counter } from './keys.ts';
+import { campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
 
 /** A follow-up as stored (validated as input when it was saved). */
 export const StoredStep = z.object({
@@ -59,7 +59,10 @@ export type Campaign = z.infer<typeof Campaign>;
 
 export const fromItem = (item: Item): Campaign => Campaign.parse(item);
 
-export const toItem = (c: Campaign): Item => ({ ...campaignKey(c.id), ...campaignCollection(c.id), ...c });
+/** A campaign as written: the fields with defaults may be left out (a new campaign has planned nothing yet). */
+export type NewCampaign = z.input<typeof Campaign>;
+
+export const toItem = (c: NewCampaign): Item => ({ ...campaignKey(c.id), ...campaignCollection(c.id), ...c });
 
 /** How many of the campaign's leads are in a status (0 before the first moves there). */
 export function statusCount(c: Campaign, status: string): number {
@@ -70,3 +73,10 @@ export function statusCount(c: Campaign, status: string): number {
 /** The bounce rate, in percent of sends, above which the breaker pauses a pair. */
 export const bounceRateThresholdOf = (c: Pick<Campaign, 'bounceRateThreshold'> | undefined): number =>
   c?.bounceRateThreshold ?? DEFAULT_BOUNCE_RATE_THRESHOLD;
+
+/** How many of the campaign's leads have a non-blank value for one field (an item beside the campaign, see fieldCountKey). */
+export const FieldCount = z
+  .object({ sk: z.string(), count: z.number().default(0) })
+  .transform(({ sk, count }) => ({ field: sk.slice(FIELD_PREFIX.length), count }));
+export type FieldCount = z.infer<typeof FieldCount>;
+export const fieldCountFromItem = (item: Item): FieldCount => FieldCount.parse(item);

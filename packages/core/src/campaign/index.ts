@@ -4,13 +4,15 @@ import { publicFields, queryAll } from '../collections.ts';
 import { contentQuality } from '../copy/quality.ts';
 import { ConditionFailedError, EngineError, NotFoundError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Item } from '../ports/store.ts';
 import { verb } from '../validate.ts';
 import { allDomains, domainKey } from '../domain/keys.ts';
+import * as domainRows from '../domain/entity.ts';
 import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
+import * as mailboxRows from '../mailbox/entity.ts';
 import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
 import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
-import { allCampaigns, campaignCollection, campaignKey, counter, FIELD_PREFIX, fieldCountKey } from './keys.ts';
+import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
+import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { startCampaign } from '../sending/planning.ts';
@@ -19,43 +21,40 @@ import { PLANNING } from '../sending/keys.ts';
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
 /** The row as the API shows it: counters by name, internal counter attributes dropped. */
-export function toCampaign(item: Item) {
+export function toCampaign(c: Campaign) {
   // Planning bookkeeping and counter attributes are internal; the counters show by name below.
-  const row = publicFields(item, ['planned', 'planCursor', 'planOffset']);
+  const row = publicFields(c, ['planned', 'planCursor', 'planOffset']);
   for (const k of Object.keys(row)) if (k.includes('#')) delete row[k];
   return {
     ...row,
-    template: item.template ?? '',
-    subject: item.subject ?? null,
-    aiProvider: item.aiProvider ?? null,
-    unsubscribeUrlTemplate: item.unsubscribeUrlTemplate ?? null,
-    mailboxIds: item.mailboxIds ?? [],
-    steps: item.steps ?? [],
-    webhookSecured: item.webhookSecured === true,
-    leadsCount: Number(item[counter.leads] ?? 0),
-    sentCount: Number(item[counter.sent] ?? 0),
-    repliesCount: Number(item[counter.replies] ?? 0),
-    lastActivityAt: item.lastActivityAt ?? null,
+    template: c.template ?? '',
+    subject: c.subject ?? null,
+    aiProvider: c.aiProvider ?? null,
+    unsubscribeUrlTemplate: c.unsubscribeUrlTemplate ?? null,
+    mailboxIds: c.mailboxIds,
+    steps: c.steps,
+    webhookSecured: c.webhookSecured === true,
+    leadsCount: c.leadsCount,
+    sentCount: c.sentCount,
+    repliesCount: c.repliesCount,
+    lastActivityAt: c.lastActivityAt ?? null,
   };
 }
 
 async function mustExist(deps: Pick<Deps, 'store'>, mailboxIds: string[] | undefined): Promise<void> {
   if (!mailboxIds?.length) return;
-  const found = new Set((await deps.store.batchGet(mailboxIds.map(mailboxKey))).map((m) => m.id));
+  const found = new Set((await deps.store.batchGet(mailboxIds.map(mailboxKey))).map((m) => mailboxRows.fromItem(m).id));
   const missing = mailboxIds.find((id) => !found.has(id));
   if (missing) throw new ValidationError(`mailboxIds: there is no mailbox ${missing}.`);
 }
 
-const quality = (c: { subject?: unknown; template?: unknown }) =>
-  contentQuality({ subject: (c.subject as string | null) ?? null, template: (c.template as string | null) ?? null });
+const quality = (c: { subject?: string | null; template?: string | null }) => contentQuality({ subject: c.subject ?? null, template: c.template ?? null });
 
 export const create = verb(CreateCampaign, async (deps: D, input) => {
   await mustExist(deps, input.mailboxIds);
   const id = newId();
   const now = new Date(deps.wallClock.now()).toISOString();
-  const item: Item = {
-    ...campaignKey(id),
-    ...campaignCollection(id),
+  const campaign: NewCampaign = {
     id,
     name: input.name,
     aiPromptTemplate: input.aiPromptTemplate,
@@ -69,21 +68,22 @@ export const create = verb(CreateCampaign, async (deps: D, input) => {
     pausedForBounceRate: false,
     status: 'DRAFT',
     contentQuality: quality(input),
-    [counter.leads]: 0,
-    [counter.sent]: 0,
-    [counter.replies]: 0,
+    leadsCount: 0,
+    sentCount: 0,
+    repliesCount: 0,
     lastActivityAt: null,
     createdAt: now,
     updatedAt: now,
   };
+  const item = toItem(campaign);
   await deps.store.put(item, { if: { itemExists: false } });
-  return toCampaign(item);
+  return toCampaign(fromItem(item));
 });
 
-export async function getItem(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+export async function getItem(deps: Pick<Deps, 'store'>, id: string): Promise<Campaign> {
   const item = await deps.store.get(campaignKey(id));
   if (!item) throw new NotFoundError(`There is no campaign ${id}.`);
-  return item;
+  return fromItem(item);
 }
 
 export async function get(deps: Pick<Deps, 'store'>, id: string) {
@@ -110,7 +110,7 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
     set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
   }
   try {
-    return toCampaign(await deps.store.update(campaignKey(id), { set, if: { itemExists: true } }));
+    return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set, if: { itemExists: true } })));
   } catch (err) {
     if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no campaign ${id}.`);
     throw err;
@@ -118,19 +118,19 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
 });
 
 /** The mailboxes a campaign picked and their domains, read in two batches. */
-async function contextFor(deps: D, campaigns: Item[]): Promise<LaunchContext> {
-  const ids = [...new Set(campaigns.flatMap((c) => (c.mailboxIds as string[] | undefined) ?? []))];
-  const mailboxes = ids.length ? await deps.store.batchGet(ids.map(mailboxKey)) : [];
-  const domainIds = [...new Set(mailboxes.map((m) => String(m.domainId)))];
-  const domains = domainIds.length ? await deps.store.batchGet(domainIds.map(domainKey)) : [];
+async function contextFor(deps: D, campaigns: Campaign[]): Promise<LaunchContext> {
+  const ids = [...new Set(campaigns.flatMap((c) => c.mailboxIds))];
+  const mailboxes = ids.length ? (await deps.store.batchGet(ids.map(mailboxKey))).map(mailboxRows.fromItem) : [];
+  const domainIds = [...new Set(mailboxes.map((m) => m.domainId))];
+  const domains = domainIds.length ? (await deps.store.batchGet(domainIds.map(domainKey))).map(domainRows.fromItem) : [];
   const one = campaigns.length === 1 ? campaigns[0]! : undefined;
   const named = one ? fieldsNamedBy(one) : [];
-  const fields = named.length ? await deps.store.batchGet(named.map((f) => fieldCountKey(String(one!.id), f))) : [];
+  const fields = one && named.length ? (await deps.store.batchGet(named.map((f) => fieldCountKey(one.id, f)))).map(fieldCountFromItem) : [];
   return {
-    mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
-    domains: new Map(domains.map((d) => [String(d.id), d])),
+    mailboxes: new Map(mailboxes.map((m) => [m.id, m])),
+    domains: new Map(domains.map((d) => [d.id, d])),
     hasUnsubscribePage: deps.config.publicBaseUrl !== '',
-    fieldCounts: new Map(fields.map((f) => [String(f.sk).slice(FIELD_PREFIX.length), Number(f.count ?? 0)])),
+    fieldCounts: new Map(fields.map((f) => [f.field, f.count])),
   };
 }
 
@@ -166,16 +166,16 @@ export async function launch(deps: D, id: string) {
 export async function setStatus(deps: D, id: string, status: 'PAUSED' | 'ARCHIVED') {
   await getItem(deps, id);
   const now = new Date(deps.wallClock.now()).toISOString();
-  return toCampaign(await deps.store.update(campaignKey(id), { set: { status, updatedAt: now } }));
+  return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set: { status, updatedAt: now } })));
 }
 
 /** Progress from the status counters: how many leads are in each state and how far the campaign is. */
-function progress(item: Item) {
-  const by = Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), Number(item[counter.status(s)] ?? 0)]));
-  const total = Number(item[counter.leads] ?? 0);
-  const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + Number(item[counter.status(s)] ?? 0), 0);
+function progress(c: Campaign) {
+  const by = Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), statusCount(c, s)]));
+  const total = c.leadsCount;
+  const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + statusCount(c, s), 0);
   // A launch plans its first chunk at once and the dispatcher the rest: `planning` until every lead has its first email planned.
-  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0, planned: Number(item.planned ?? 0), planning: item.gsi3pk === PLANNING };
+  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0, planned: c.planned, planning: c.gsi3pk === PLANNING };
 }
 
 /** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */
@@ -186,24 +186,24 @@ export async function list(deps: D) {
     queryAll(deps.store, allDomains()),
   ]);
   const ctx: LaunchContext = {
-    mailboxes: new Map(mailboxes.map((m) => [String(m.id), m])),
-    domains: new Map(domains.map((d) => [String(d.id), d])),
+    mailboxes: new Map(mailboxes.map(mailboxRows.fromItem).map((m) => [m.id, m])),
+    domains: new Map(domains.map(domainRows.fromItem).map((d) => [d.id, d])),
     hasUnsubscribePage: deps.config.publicBaseUrl !== '',
   };
-  return campaigns.map((c) => {
+  return campaigns.map(fromItem).map((c) => {
     const check = assess(c, ctx);
-    const picked = ((c.mailboxIds as string[] | undefined) ?? []).flatMap((id) => (ctx.mailboxes.has(id) ? [ctx.mailboxes.get(id)!] : []));
+    const picked = c.mailboxIds.flatMap((id) => (ctx.mailboxes.has(id) ? [ctx.mailboxes.get(id)!] : []));
     return {
       ...toCampaign(c),
       senders: picked.map((m) => {
-        const domain = ctx.domains.get(String(m.domainId));
+        const domain = ctx.domains.get(m.domainId);
         return {
           mailboxId: m.id,
           email: m.email,
           status: m.status,
           domainId: m.domainId,
           domainName: domain?.domainName ?? null,
-          hasMailingAddress: Boolean(domain?.mailingAddress),
+          hasMailingAddress: domainRows.hasMailingAddress(domain),
         };
       }),
       launch: { canLaunch: check.canLaunch, problems: check.problems },

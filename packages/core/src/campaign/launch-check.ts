@@ -1,7 +1,7 @@
 import { placeholdersIn } from '../copy/spintax.ts';
-import type { Item } from '../ports/store.ts';
-import { counter } from './keys.ts';
-import { canSend } from '../mailbox/entity.ts';
+import { canSend, type Mailbox } from '../mailbox/entity.ts';
+import { hasMailingAddress, type Domain } from '../domain/entity.ts';
+import type { Campaign } from './entity.ts';
 
 export type ProblemCode = 'NO_SENDERS' | 'DOMAIN_NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'BOUNCE_PAUSED' | 'EMAIL_EMPTY' | 'STEP_EMPTY';
 export type WarningCode = 'SENDER_NAME_MISSING' | 'ALL_WARMING' | 'NO_LEADS' | 'FIELD_BLANK' | 'FIELD_UNKNOWN';
@@ -25,8 +25,8 @@ export interface LaunchCheck {
 }
 
 export interface LaunchContext {
-  mailboxes: Map<string, Item>;
-  domains: Map<string, Item>;
+  mailboxes: Map<string, Mailbox>;
+  domains: Map<string, Domain>;
   /** The installation has a domain for the built-in unsubscribe page (PUBLIC_BASE_URL). */
   hasUnsubscribePage: boolean;
   /** Leads with a non-blank value, by field; only needed for the placeholder warnings. */
@@ -45,10 +45,10 @@ const fieldOf = (name: string) => name.replace(/^customFields\./, '');
  * list share it; callers load the campaign's mailboxes and domains.
  * Each trigger is listed in docs/api.md, Launch check triggers.
  */
-export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
+export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
   const problems: Problem[] = [];
   const warnings: Warning[] = [];
-  const picked = ((campaign.mailboxIds as string[] | undefined) ?? []).flatMap((id) => {
+  const picked = campaign.mailboxIds.flatMap((id) => {
     const m = ctx.mailboxes.get(id);
     return m ? [m] : [];
   });
@@ -63,12 +63,12 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
     });
   }
 
-  const byDomain = new Map<string, Item[]>();
-  for (const m of picked) byDomain.set(String(m.domainId), [...(byDomain.get(String(m.domainId)) ?? []), m]);
+  const byDomain = new Map<string, Mailbox[]>();
+  for (const m of picked) byDomain.set(m.domainId, [...(byDomain.get(m.domainId) ?? []), m]);
   for (const [domainId, mailboxes] of byDomain) {
     const domain = ctx.domains.get(domainId);
-    if (domain && !blank(domain.mailingAddress)) continue;
-    const domainName = String(domain?.domainName ?? domainId);
+    if (hasMailingAddress(domain)) continue;
+    const domainName = domain?.domainName ?? domainId;
     problems.push({
       code: 'DOMAIN_NO_ADDRESS',
       message: `The domain ${domainName} has no mailing address for the footer: add one before sending from it.`,
@@ -99,8 +99,7 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
     });
   }
 
-  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
-  steps.forEach((step, i) => {
+  campaign.steps.forEach((step, i) => {
     if (blank(step.body)) {
       problems.push({ code: 'STEP_EMPTY', message: `Follow-up ${i + 1} has no body.`, position: i + 1 });
     }
@@ -119,7 +118,7 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
     warnings.push({ code: 'ALL_WARMING', message: 'Every mailbox of this campaign is still warming up: sending will be slow.' });
   }
 
-  const leads = Number(campaign[counter.leads] ?? 0);
+  const leads = campaign.leadsCount;
   if (!leads) warnings.push({ code: 'NO_LEADS', message: 'The campaign has no leads yet: nothing will be sent until some are added.' });
 
   const { used, inPrompt } = placeholdersOf(campaign);
@@ -154,10 +153,9 @@ export function assess(campaign: Item, ctx: LaunchContext): LaunchCheck {
 }
 
 /** The placeholders of the campaign's copy and of its AI prompt. */
-function placeholdersOf(campaign: Item): { used: Set<string>; inPrompt: Set<string> } {
-  const steps = (campaign.steps as { body?: string }[] | undefined) ?? [];
-  const copy = [campaign.subject, campaign.template, ...steps.map((s) => s.body)].filter((t): t is string => !blank(t));
-  return { used: new Set(copy.flatMap(safePlaceholders)), inPrompt: new Set(safePlaceholders(String(campaign.aiPromptTemplate ?? ''))) };
+function placeholdersOf(campaign: Campaign): { used: Set<string>; inPrompt: Set<string> } {
+  const copy = [campaign.subject, campaign.template, ...campaign.steps.map((s) => s.body)].filter((t): t is string => !blank(t));
+  return { used: new Set(copy.flatMap(safePlaceholders)), inPrompt: new Set(safePlaceholders(campaign.aiPromptTemplate ?? '')) };
 }
 
 /**
@@ -165,7 +163,7 @@ function placeholdersOf(campaign: Item): { used: Set<string>; inPrompt: Set<stri
  * the prompt name. Only these are read, however many field names the
  * campaign's leads have brought in (the public webhook takes any name).
  */
-export function fieldsNamedBy(campaign: Item): string[] {
+export function fieldsNamedBy(campaign: Campaign): string[] {
   const { used, inPrompt } = placeholdersOf(campaign);
   return [...new Set([...used, ...inPrompt].map(fieldOf))].filter((f) => f !== 'email' && f !== 'senderName');
 }
