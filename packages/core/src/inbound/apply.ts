@@ -13,23 +13,24 @@ import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
-import type { Item } from '../ports/store.ts';
+import type { Item, Key } from '../ports/store.ts';
+import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
+import type { Mailbox } from '../mailbox/entity.ts';
 import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
+import { keyed } from '../sending/send-reads.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf } from './classify.ts';
-import { inboundToItem, type InboundKind, type InboundRecord } from './inbound.schema.ts';
+import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './inbound.schema.ts';
 import { sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
-/** What the engine sent under a Message-ID (written with the send's record). */
-export interface SentRef {
-  jobId: string;
-  leadId: string;
-  campaignId: string;
-  mailboxId: string;
-}
+export type { SentRef } from './inbound.schema.ts';
+
+/** A lead row as read here: typed, with the key the sequence's writes need. */
+type LeadRow = Lead & Key;
+const leadOf = (item: Item): LeadRow => keyed(item, leadFromItem);
 
 export type Outcome = InboundKind | 'IGNORED';
 
@@ -41,7 +42,7 @@ export async function sentRefsOf(deps: Pick<Deps, 'store'>, messages: InboundMes
   }
   if (!ids.size) return new Map();
   const found = await deps.store.batchGet([...ids].map(sentMessageKey));
-  return new Map(found.map((item) => [String(item.pk).slice('SENTMSG#'.length), item as unknown as SentRef]));
+  return new Map(found.map((item) => [item.pk.slice('SENTMSG#'.length), sentRefFromItem(item)]));
 }
 
 /** A stable id per (mailbox, message, lead): the same message read twice makes the same record. */
@@ -51,13 +52,13 @@ function recordId(mailboxId: string, m: InboundMessage, leadId: string): string 
 }
 
 /** Stores the record once; false when it was already there (the message was read before). */
-async function record(deps: D, kind: InboundKind, mailbox: Item, m: InboundMessage, lead: Item, extra: Partial<InboundRecord> = {}): Promise<boolean> {
+async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMessage, lead: Lead, extra: Partial<InboundRecord> = {}): Promise<boolean> {
   const r: InboundRecord = {
-    id: recordId(String(mailbox.id), m, String(lead.id)),
+    id: recordId(mailbox.id, m, lead.id),
     kind,
-    mailboxId: String(mailbox.id),
-    leadId: String(lead.id),
-    campaignId: String(lead.campaignId),
+    mailboxId: mailbox.id,
+    leadId: lead.id,
+    campaignId: lead.campaignId,
     fromEmail: m.from ?? '',
     subject: m.subject.slice(0, 500),
     snippet: kind === 'REPLY' || kind === 'AUTO_REPLY' ? snippetOf(m.text) : '',
@@ -74,28 +75,30 @@ async function record(deps: D, kind: InboundKind, mailbox: Item, m: InboundMessa
 }
 
 /** The lead a threaded message answers (its In-Reply-To or References name an email the engine sent). */
-async function leadByThread(deps: D, threadIds: string[], refs: Map<string, SentRef>): Promise<Item | undefined> {
+async function leadByThread(deps: D, threadIds: string[], refs: Map<string, SentRef>): Promise<LeadRow | undefined> {
   for (const id of threadIds) {
     const ref = refs.get(id);
     if (!ref) continue;
-    const lead = await deps.store.get(leadKey(ref.leadId));
+    const row = await deps.store.get(leadKey(ref.leadId));
+    const lead = row && leadOf(row);
     if (lead && !lead.erased) return lead;
   }
   return undefined;
 }
 
 /** Leads of an address that this mailbox has mailed (pinned to it), the most recently mailed first. */
-async function pinnedRowsOf(deps: D, email: string, mailboxId: string): Promise<Item[]> {
-  const rows = (await rowsOf(deps, email)).filter((l) => l.mailboxId === mailboxId && !l.erased);
-  return rows.sort((a, b) => String(b.lastSentAt ?? '').localeCompare(String(a.lastSentAt ?? '')));
+async function pinnedRowsOf(deps: D, email: string, mailboxId: string): Promise<LeadRow[]> {
+  const rows = (await rowsOf(deps, email)).map(leadOf).filter((l) => l.mailboxId === mailboxId && !l.erased);
+  return rows.sort((a, b) => (b.lastSentAt ?? '').localeCompare(a.lastSentAt ?? ''));
 }
 
 /** The leads a report names: the returned original's Message-ID when it is one of ours for that address, else the address's rows mailed from this mailbox. */
-async function reportedLeads(deps: D, address: string, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<Item[]> {
+async function reportedLeads(deps: D, address: string, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<LeadRow[]> {
   const ref = originalId ? refs.get(originalId) : undefined;
   if (ref) {
-    const lead = await deps.store.get(leadKey(ref.leadId));
-    if (lead && !lead.erased && String(lead.email).toLowerCase() === address) return [lead];
+    const row = await deps.store.get(leadKey(ref.leadId));
+    const lead = row && leadOf(row);
+    if (lead && !lead.erased && lead.email.toLowerCase() === address) return [lead];
   }
   return pinnedRowsOf(deps, address, mailboxId);
 }
@@ -103,11 +106,11 @@ async function reportedLeads(deps: D, address: string, originalId: string | unde
 const iso = (deps: Pick<Deps, 'clock'>) => new Date(deps.clock.now()).toISOString();
 
 /** Classifies one message of a mailbox's INBOX and applies what it means. */
-export async function applyMessage(deps: D, mailbox: Item, m: InboundMessage, refs: Map<string, SentRef>): Promise<Outcome> {
+export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage, refs: Map<string, SentRef>): Promise<Outcome> {
   // The engine's own sent copy carries a Message-ID it wrote.
   if (m.messageId && refs.has(m.messageId.toLowerCase())) return 'IGNORED';
-  const c = classify(m, String(mailbox.email));
-  const mailboxId = String(mailbox.id);
+  const c = classify(m, mailbox.email);
+  const mailboxId = mailbox.id;
   switch (c.kind) {
     case 'BOUNCE': {
       let any = false;
@@ -128,7 +131,7 @@ export async function applyMessage(deps: D, mailbox: Item, m: InboundMessage, re
           await record(deps, 'COMPLAINT', mailbox, m, lead, { fromEmail: address });
           await suppression.suppress(deps, address, 'complaint');
           await suppressEverywhere(deps, address);
-          await cancelOpenJobs(deps, String(lead.id), 'the recipient complained');
+          await cancelOpenJobs(deps, lead.id, 'the recipient complained');
         }
       }
       return any ? 'COMPLAINT' : 'IGNORED';
@@ -151,8 +154,8 @@ export async function applyMessage(deps: D, mailbox: Item, m: InboundMessage, re
         campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps) } },
       });
       if (moved) deps.metrics.count('Replies');
-      if (fresh && !moved) await deps.store.update(campaignKey(String(lead.campaignId)), { set: { lastActivityAt: iso(deps) } });
-      await cancelOpenJobs(deps, String(lead.id), 'the lead replied');
+      if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
+      await cancelOpenJobs(deps, lead.id, 'the lead replied');
       return 'REPLY';
     }
     default:
@@ -161,15 +164,15 @@ export async function applyMessage(deps: D, mailbox: Item, m: InboundMessage, re
 }
 
 /** RFC 3464 permanent failure: the lead bounced, the address is suppressed everywhere, and the pair's breaker counts one bounce, once. */
-async function bounce(deps: D, lead: Item, mailboxId: string): Promise<void> {
+async function bounce(deps: D, lead: LeadRow, mailboxId: string): Promise<void> {
   const moved = await transition(deps, lead, 'BOUNCED', { campaign: { set: { lastActivityAt: iso(deps) } } });
-  await suppression.suppress(deps, String(lead.email), 'bounce');
-  await suppressEverywhere(deps, String(lead.email), String(lead.id));
-  await cancelOpenJobs(deps, String(lead.id), 'the address bounced');
+  await suppression.suppress(deps, lead.email, 'bounce');
+  await suppressEverywhere(deps, lead.email, lead.id);
+  await cancelOpenJobs(deps, lead.id, 'the address bounced');
   // Counted only by the move that made the lead BOUNCED, so a report read twice (or a second copy) counts once.
   if (moved) {
     deps.metrics.count('Bounces');
-    await breaker.recordBounce(deps, String(lead.campaignId), mailboxId);
+    await breaker.recordBounce(deps, lead.campaignId, mailboxId);
   }
 }
 
@@ -178,6 +181,6 @@ async function bounce(deps: D, lead: Item, mailboxId: string): Promise<void> {
  * step until the day after (engine time), instead of sending into an empty
  * inbox. Only jobs that would go earlier move; nothing else changes.
  */
-async function holdUntilReturn(deps: D, lead: Item, returnDate: string): Promise<void> {
-  await delayOpenJobs(deps, String(lead.id), Date.parse(`${returnDate}T00:00:00Z`) + 86_400_000);
+async function holdUntilReturn(deps: D, lead: Lead, returnDate: string): Promise<void> {
+  await delayOpenJobs(deps, lead.id, Date.parse(`${returnDate}T00:00:00Z`) + 86_400_000);
 }

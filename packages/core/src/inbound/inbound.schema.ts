@@ -74,3 +74,18 @@ export const InboxState = z.object({
 export type InboxState = z.infer<typeof InboxState>;
 
 export const inboxStateFromItem = (mailboxId: string, item: Item | undefined): InboxState => InboxState.parse({ mailboxId, ...item });
+
+/**
+ * What the engine sent under a Message-ID (sentMessageKey), written with the
+ * send's record: a reply's In-Reply-To or a report's returned original is
+ * looked up here.
+ */
+export const SentRef = z.object({
+  jobId: z.string(),
+  leadId: z.string(),
+  campaignId: z.string(),
+  mailboxId: z.string(),
+});
+export type SentRef = z.infer<typeof SentRef>;
+
+export const sentRefFromItem = (item: Item): SentRef => SentRef.parse(item);

@@ -12,9 +12,10 @@ import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { hasCredentials, imapLogin, MailboxAccessError } from '../mailbox/access.ts';
 import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
+import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { isReservedHost } from '../mailbox/signin.ts';
 import { InboxReadError } from '../ports/mail-reader.ts';
-import type { Item, Query } from '../ports/store.ts';
+import type { Query } from '../ports/store.ts';
 import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
 import { applyMessage, sentRefsOf, type Outcome } from './apply.ts';
@@ -55,15 +56,16 @@ export interface PollResult {
 }
 
 /** Mailboxes the engine can read: an IMAP host (never one under a reserved test TLD) and a way to sign in. */
-const readable = (m: Item) => Boolean(m.imapHost) && !isReservedHost(String(m.imapHost)) && hasCredentials(m);
+const readable = (m: Mailbox) => Boolean(m.imapHost && !isReservedHost(m.imapHost) && hasCredentials(m));
 
 /**
  * When the mailbox's reading starts: nothing that arrived before it was added (or connected) is
  * classified. INTERNALDATE has whole seconds (RFC 3501 date-time), so the start is cut to its second:
  * a message of the same second counts as after.
  */
-const startOf = (m: Item) => {
-  const ms = Date.parse(String(m.auth === 'oauth' ? (m.connectedAt ?? m.createdAt) : m.createdAt)) || 0;
+const startOf = (m: Mailbox) => {
+  // A row without the time reads from the beginning (Date.parse of nothing is NaN).
+  const ms = Date.parse((m.auth === 'oauth' ? (m.connectedAt ?? m.createdAt) : m.createdAt) ?? '') || 0;
   return Math.floor(ms / 1000) * 1000;
 };
 
@@ -76,13 +78,14 @@ const startOf = (m: Item) => {
 export async function pollDue(deps: D, opts: { budgetMs?: number } = {}): Promise<PollResult> {
   const started = deps.wallClock.now();
   const deadline = started + (opts.budgetMs ?? 45_000);
-  const mailboxes = (await queryAll(deps.store, allMailboxes())).filter(readable);
+  const mailboxes = (await queryAll(deps.store, allMailboxes())).map(mailboxFromItem).filter(readable);
   const result: PollResult = { mailboxes: 0, messages: 0, replies: 0, bounces: 0, complaints: 0, autoReplies: 0, failed: 0 };
   if (!mailboxes.length) return result;
-  const states = new Map((await deps.store.batchGet(mailboxes.map((m) => inboxStateKey(String(m.id))))).map((s) => [String(s.mailboxId), s]));
+  // Matched to their mailbox by key: a state row is keyed by its mailbox's id.
+  const states = new Map((await deps.store.batchGet(mailboxes.map((m) => inboxStateKey(m.id)))).map((s) => [s.pk, s]));
   const now = deps.clock.now();
   const due = mailboxes
-    .map((mailbox) => ({ mailbox, state: inboxStateFromItem(String(mailbox.id), states.get(String(mailbox.id))) }))
+    .map((mailbox) => ({ mailbox, state: inboxStateFromItem(mailbox.id, states.get(inboxStateKey(mailbox.id).pk)) }))
     .filter(({ state }) => state.nextPollAt <= now && started - state.lastPollWallAt >= MIN_WALL_GAP_MS && started >= state.retryAfter)
     .sort((a, b) => a.state.nextPollAt - b.state.nextPollAt);
   await eachLimited(due, CONCURRENCY, async ({ mailbox, state }) => {
@@ -135,8 +138,8 @@ async function save(deps: D, mailboxId: string, leaseId: string, set: Record<str
 }
 
 /** Reads one mailbox's new messages and applies them. 'busy' when another reader holds it. */
-export async function pollMailbox(deps: D, mailbox: Item, state: InboxState, deadline = deps.wallClock.now() + 45_000): Promise<Outcome[] | 'busy' | 'failed'> {
-  const id = String(mailbox.id);
+export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, deadline = deps.wallClock.now() + 45_000): Promise<Outcome[] | 'busy' | 'failed'> {
+  const id = mailbox.id;
   const leaseId = randomUUID();
   if (!(await lease(deps, id, leaseId))) return 'busy';
   const outcomes: Outcome[] = [];
@@ -174,8 +177,8 @@ export async function pollMailbox(deps: D, mailbox: Item, state: InboxState, dea
  * (never a tight loop). A refused sign-in is the owner's to fix, so the
  * mailbox shows ERROR with the reason, which also stops its sends.
  */
-async function failed(deps: D, mailbox: Item, state: InboxState, leaseId: string, err: unknown): Promise<void> {
-  const id = String(mailbox.id);
+async function failed(deps: D, mailbox: Mailbox, state: InboxState, leaseId: string, err: unknown): Promise<void> {
+  const id = mailbox.id;
   const failures = state.failures + 1;
   const refused = (err instanceof InboxReadError && err.reason === 'auth') || err instanceof MailboxAccessError;
   const backoff = Math.min(FIRST_BACKOFF_MS[refused ? 'refused' : 'unreachable'] * 2 ** (failures - 1), MAX_BACKOFF_MS);
