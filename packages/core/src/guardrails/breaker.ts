@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { campaignKey } from '../campaign/keys.ts';
-import { DEFAULT_BOUNCE_RATE_THRESHOLD } from '../campaign/campaign.schema.ts';
+import { bounceRateThresholdOf, fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { queryAll } from '../collections.ts';
 import { pairDayKey, pairKey, trippedIndex, trippedPairsOf } from './breaker.keys.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
@@ -107,7 +107,7 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
   const sends = counts.reduce((n, d) => n + d.sends, 0);
   const bounces = counts.reduce((n, d) => n + d.bounces, 0);
   const campaign = await deps.store.get(campaignKey(campaignId));
-  const threshold = Number(campaign?.bounceRateThreshold ?? DEFAULT_BOUNCE_RATE_THRESHOLD);
+  const threshold = bounceRateThresholdOf(campaign && campaignFromItem(campaign));
   if (sends < MIN_SENDS || (bounces * 100) / sends <= threshold) return false;
   await deps.store.update(pairKey(campaignId, mailboxId), {
     set: { tripped: true, trippedAt: new Date(now).toISOString(), sends, bounces, epoch, campaignId, mailboxId, ...trippedIndex(campaignId, mailboxId) },
