@@ -9,7 +9,9 @@
  * - sending (bench/send.ts): emails per second through the whole pipeline to a local SMTP sink at a
  *   high TIME_SCALE, next to raw nodemailer and to the store's own limit for the same requests, with
  *   store and KMS requests per email counted; a launch of 100,000 leads; recovery after SIGKILL
- *   (bench/recovery.ts). ONLY=api|send|import runs one part.
+ *   (bench/recovery.ts);
+ * - cold starts: every Lambda bundle loaded in a new process, next to the DynamoDB client alone
+ *   (bench/cold-start.ts). ONLY=api|send|import|cold runs one part.
  */
 import { SMTPServer } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +21,7 @@ import { CAMPAIGNS } from '@outbound/core/campaign/keys';
 import { importFigures } from './import.ts';
 import { launchFigure, sendFigures } from './send.ts';
 import { recoveryFigures } from './recovery.ts';
+import { coldStartFigures } from './cold-start.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -106,6 +109,7 @@ async function all() {
     await launchFigure();
   }
   if (!only || only === 'import') await importFigures();
+  if (!only || only === 'cold') await coldStartFigures();
 }
 
 all().catch((err) => {
