@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -229,6 +230,13 @@ describe('stacks map the manifest onto SST', () => {
     expect(own.of('ApiGatewayV2')[0]!.args.domain).toEqual({ name: 'mail-api.example.com', cert: 'arn:aws:acm:eu-west-1:1:certificate/x', dns: false });
     for (const f of own.of('Function')) expect(f.args.environment.PUBLIC_BASE_URL).toBe('https://mail-api.example.com');
     expect(deployed({ domain: 'mail-api.example.com' }).of('ApiGatewayV2')[0]!.args.domain).toEqual({ name: 'mail-api.example.com' });
+  });
+});
+
+describe('the SST the stacks were written for', () => {
+  it('is pinned to an exact version in devDependencies, so `npx sst` never fetches whatever is newest', async () => {
+    const pkg = JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    expect(pkg.devDependencies.sst).toMatch(/^3\.\d+\.\d+$/);
   });
 });
 
