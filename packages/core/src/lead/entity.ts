@@ -1,6 +1,6 @@
 /** A stored lead: its one shape, read once from the row. */
 import { z } from 'zod';
-import type { Item } from '../ports/store.ts';
+import type { Item, Key } from '../ports/store.ts';
 import { leadIndexes, leadKey } from './keys.ts';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] as const;
@@ -53,3 +53,32 @@ export const fromItem = (item: Item): Lead => Lead.parse(item);
  * leadIndexes); the mailbox pin is set by the sender, not here.
  */
 export const toItem = (l: Lead, seq: string): Item => ({ ...leadKey(l.id), ...leadIndexes(l.id, seq, l.campaignId, l.email), ...l });
+
+/** A lead row as read with its key kept: code that writes back by the row's key takes it as it is. */
+export const keyedFromItem = (item: Item): Lead & Key => ({ ...fromItem(item), pk: item.pk, sk: item.sk });
+
+/** The install-wide count of lead rows (`total` of GET /v1/leads without a campaign). */
+export const LeadCounter = z.object({ count: z.number().default(0) });
+export const leadCounterFromItem = (item: Item | undefined) => LeadCounter.parse(item ?? {});
+
+/** The lock an import holds on the campaign it stores into: two imports into one campaign take turns. */
+export const ImportLock = z.object({
+  importId: z.string(),
+  /** Wall ms the hold lasts to; a lock without one never lapses. */
+  leaseUntil: z.number().optional(),
+});
+export type ImportLock = z.infer<typeof ImportLock>;
+export const importLockFromItem = (item: Item): ImportLock => ImportLock.parse(item);
+/** Whether another import may take the lock over: its holder stopped renewing it. */
+export const lapsed = (lock: ImportLock, now: number): boolean => lock.leaseUntil !== undefined && lock.leaseUntil < now;
+
+/**
+ * A lead a single create stored while an import held its campaign (see
+ * importLateKey): which lead, and the fields it brought, for the import to
+ * settle when it completes.
+ */
+export const ImportLate = z
+  .object({ sk: z.string().startsWith('LATE#'), fields: z.array(z.string()).default([]) })
+  .transform(({ sk, fields }) => ({ leadId: sk.slice('LATE#'.length), fields }));
+export type ImportLate = z.infer<typeof ImportLate>;
+export const importLateFromItem = (item: Item): ImportLate => ImportLate.parse(item);

@@ -11,6 +11,8 @@ import { suppressionKey } from '../suppression/keys.ts';
 import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
 import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
 import { leadIdMaker } from './identity.ts';
+import { importLateFromItem, importLockFromItem, lapsed } from './entity.ts';
+import * as campaignRows from '../campaign/entity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, legacyUniqueKey, runningImportIndex, runningImports } from './keys.ts';
 
@@ -85,6 +87,8 @@ const BatchCounts = z.object({
   fields: z.record(z.string(), z.number()),
 });
 type BatchCounts = z.infer<typeof BatchCounts>;
+/** A batch's item: its number is in its sort key (importBatchKey). */
+const BatchItem = BatchCounts.extend({ sk: z.string().regex(/^BATCH#\d+$/).transform((sk) => Number.parseInt(sk.slice('BATCH#'.length), 10)) });
 
 /** The answer of POST /v1/leads/import and GET /v1/leads/imports/{importId}. */
 export function importView(r: ImportRecord) {
@@ -288,8 +292,9 @@ async function lockCampaign(
 ): Promise<{ othersBefore: boolean } | null> {
   for (;;) {
     const now = deps.wallClock.now();
-    const current = await deps.store.get(importLockKey(r.campaignId));
-    if (!current || current.importId === r.importId || Number(current.leaseUntil) < now) {
+    const stored = await deps.store.get(importLockKey(r.campaignId));
+    const current = stored && importLockFromItem(stored);
+    if (!current || current.importId === r.importId || lapsed(current, now)) {
       try {
         await deps.store.put(
           { ...importLockKey(r.campaignId), importId: r.importId, leaseUntil: now + LEASE_MS },
@@ -312,7 +317,7 @@ export async function resumeImports(deps: ImportDeps, opts: { until: number; wai
   let resumed = 0;
   for (const item of await queryAll(deps.store, runningImports())) {
     if (deps.wallClock.now() >= opts.until) break;
-    const view = await runImport(deps, String(item.importId), opts);
+    const view = await runImport(deps, fromItem(item).importId, opts);
     if (view && view.status !== 'RUNNING') resumed++;
   }
   return resumed;
@@ -372,12 +377,15 @@ async function work(
   });
   const batchCount = Math.ceil(valid.length / BATCH);
   const done = new Map<number, BatchCounts>();
-  for (const b of await queryAll(deps.store, batchesOfImport(importId))) done.set(Number(String(b.sk).slice('BATCH#'.length)), BatchCounts.parse(b));
+  for (const b of await queryAll(deps.store, batchesOfImport(importId))) {
+    const { sk: batch, ...counts } = BatchItem.parse(b);
+    done.set(batch, counts);
+  }
   if (r.intoEmpty === undefined || (r.intoEmpty && lock.othersBefore)) {
     // Decided under the campaign's lock: a campaign with no lead, that no other import has held, has no row to look
     // up (the common case, a new campaign). Another import that held the lock may have stored rows not yet counted.
     const campaign = await deps.store.get(campaignKey(r.campaignId));
-    r = { ...r, intoEmpty: !lock.othersBefore && !done.size && !Number(campaign?.[counter.leads] ?? 0) };
+    r = { ...r, intoEmpty: !lock.othersBefore && !done.size && !(campaign ? campaignRows.fromItem(campaign).leadsCount : 0) };
     await deps.store.update(importKey(importId), { set: { intoEmpty: r.intoEmpty }, ...held });
   }
   const lookUpRows = !(r.intoEmpty && (opts.clean ?? true));
@@ -493,16 +501,16 @@ function sumBatches(r: ImportRecord, batches: Iterable<BatchCounts>): Totals {
  * as a duplicate, and the field counts follow the row as it now stands.
  */
 async function settleLates(deps: ImportDeps, importId: string, t: Totals): Promise<Totals> {
-  const lates = await queryAll(deps.store, latesOfImport(importId));
+  const lates = (await queryAll(deps.store, latesOfImport(importId))).map(importLateFromItem);
   if (!lates.length) return t;
-  const rows = new Map((await deps.store.batchGet(lates.map((l) => leadKey(String(l.sk).slice('LATE#'.length))))).map((i) => [i.pk, i] as const));
+  const rows = new Map((await deps.store.batchGet(lates.map((l) => leadKey(l.leadId)))).map((i) => [i.pk, i] as const));
   const out = { ...t, fields: { ...t.fields } };
   for (const late of lates) {
-    const row = rows.get(leadKey(String(late.sk).slice('LATE#'.length)).pk);
+    const row = rows.get(leadKey(late.leadId).pk);
     if (row?.importId !== importId) continue;
     out.imported--;
     out.duplicates++;
-    for (const f of late.fields as string[]) out.fields[f] = (out.fields[f] ?? 0) - 1;
+    for (const f of late.fields) out.fields[f] = (out.fields[f] ?? 0) - 1;
   }
   return out;
 }

@@ -2,15 +2,17 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
 import { ConditionFailedError, ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
-import type { Item, TransactOp } from '../ports/store.ts';
+import type { TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
+import * as campaignRows from '../campaign/entity.ts';
 import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign, legacyUniqueKey } from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
+import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
@@ -22,32 +24,31 @@ export { validateLead, LeadInput } from './lead.schema.ts';
 
 type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
 
-export const toLead = (item: Item) => ({
-  ...publicFields(item, ['importId']),
-  firstName: item.firstName ?? null,
-  lastName: item.lastName ?? null,
-  company: item.company ?? null,
-  customFields: item.customFields ?? {},
+export const toLead = (lead: Lead) => ({
+  ...publicFields(lead, ['importId']),
+  firstName: lead.firstName ?? null,
+  lastName: lead.lastName ?? null,
+  company: lead.company ?? null,
+  customFields: lead.customFields ?? {},
 });
 
 /** The fields whose presence the campaign counts, for the launch check's placeholder warnings. */
-export function presentFields(lead: LeadInput | Item): string[] {
+export function presentFields(lead: LeadInput | Lead): string[] {
   const names = (['firstName', 'lastName', 'company'] as const).filter((k) => lead[k]);
-  return [...names, ...Object.keys((lead.customFields as object | undefined) ?? {})];
+  return [...names, ...Object.keys(lead.customFields ?? {})];
 }
 
-export async function liveCampaign(deps: Pick<Deps, 'store'>, campaignId: string): Promise<Item> {
-  const campaign = await deps.store.get(campaignKey(campaignId));
-  if (!campaign) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
+export async function liveCampaign(deps: Pick<Deps, 'store'>, campaignId: string): Promise<campaignRows.Campaign> {
+  const item = await deps.store.get(campaignKey(campaignId));
+  if (!item) throw new ValidationError(`campaignId: there is no campaign ${campaignId}.`);
+  const campaign = campaignRows.fromItem(item);
   if (campaign.status === 'ARCHIVED') throw new ValidationError(`campaignId: the campaign ${campaignId} is archived.`);
   return campaign;
 }
 
-/** A lead row as stored; `id` comes from {@link leadIdMaker}. */
-export function leadItem(input: LeadInput, id: string, now: string, extra: Record<string, unknown> = {}): Item {
+/** A new lead as stored; `id` comes from {@link leadIdMaker}. */
+export function newLead(input: LeadInput, id: string, now: string, extra: Partial<Lead> = {}): Lead {
   return {
-    ...leadKey(id),
-    ...leadIndexes(id, newId(), input.campaignId, input.email),
     id,
     campaignId: input.campaignId,
     email: input.email,
@@ -62,20 +63,23 @@ export function leadItem(input: LeadInput, id: string, now: string, extra: Recor
   };
 }
 
+/** The whole row of a new lead, its list order taken now. */
+export const leadItem = (input: LeadInput, id: string, now: string, extra: Partial<Lead> = {}) => toItem(newLead(input, id, now, extra), newId());
+
 /**
  * The counters a set of stored leads moves: the campaign's counts, the
  * install-wide total and the per-field presence counts, as atomic ADDs.
  */
-export async function countLeads(deps: Pick<Deps, 'store'>, campaignId: string, items: Item[], sign: 1 | -1): Promise<void> {
-  if (!items.length) return;
+export async function countLeads(deps: Pick<Deps, 'store'>, campaignId: string, leads: Lead[], sign: 1 | -1): Promise<void> {
+  if (!leads.length) return;
   const byStatus: Record<string, number> = {};
   const fields: Record<string, number> = {};
-  for (const item of items) {
-    const status = counter.status(String(item.status ?? 'NEW'));
+  for (const item of leads) {
+    const status = counter.status(item.status);
     byStatus[status] = (byStatus[status] ?? 0) + sign;
     for (const f of presentFields(item)) fields[f] = (fields[f] ?? 0) + sign;
   }
-  await Promise.all(counterChanges(campaignId, sign * items.length, byStatus, fields).map((op) => deps.store.update(op.update, op.change)));
+  await Promise.all(counterChanges(campaignId, sign * leads.length, byStatus, fields).map((op) => deps.store.update(op.update, op.change)));
 }
 
 /** The counter updates for `leads` more leads (negative: fewer), as transaction operations. */
@@ -99,36 +103,37 @@ export type IngestOutcome = 'created' | 'duplicate' | 'suppressed';
  * address, so its conditional put is the uniqueness rule, against a
  * concurrent create or import of the same address too.
  */
-export async function store(deps: D, lead: LeadInput): Promise<{ outcome: IngestOutcome; created?: Item }> {
+export async function store(deps: D, lead: LeadInput): Promise<{ outcome: IngestOutcome; created?: Lead }> {
   // One read for both: the suppression entry, and the uniqueness item of a lead stored before derived ids.
   const hash = await suppression.addressHash(deps, lead.email);
   const found = new Set((await deps.store.batchGet([suppressionKey(hash), legacyUniqueKey(lead.campaignId, lead.email)])).map((i) => i.pk));
   if (found.has(suppressionKey(hash).pk)) return { outcome: 'suppressed' };
   if (found.has(legacyUniqueKey(lead.campaignId, lead.email).pk)) return { outcome: 'duplicate' };
   const id = (await leadIdMaker(deps))(lead.campaignId, lead.email);
-  const item = leadItem(lead, id, new Date(deps.wallClock.now()).toISOString());
+  const created = newLead(lead, id, new Date(deps.wallClock.now()).toISOString());
   try {
-    await deps.store.put(item, { if: { itemExists: false } });
+    await deps.store.put(toItem(created, newId()), { if: { itemExists: false } });
   } catch (err) {
     if (err instanceof ConditionFailedError) return { outcome: 'duplicate' };
     throw err;
   }
-  await countLeads(deps, lead.campaignId, [item], 1);
+  await countLeads(deps, lead.campaignId, [created], 1);
   // Counted first, then a look for an import holding the campaign: an import either sees this lead in the
   // campaign's count (and checks for existing rows) or finds this note when it completes.
   const lock = await deps.store.get(importLockKey(lead.campaignId));
-  if (lock) await deps.store.put({ ...importLateKey(String(lock.importId), id), fields: presentFields(item), expiresAt: Math.floor(deps.wallClock.now() / 1000) + 7 * 86_400 });
-  return { outcome: 'created', created: item };
+  if (lock) await deps.store.put({ ...importLateKey(importLockFromItem(lock).importId, id), fields: presentFields(created), expiresAt: Math.floor(deps.wallClock.now() / 1000) + 7 * 86_400 });
+  return { outcome: 'created', created };
 }
 
 /**
  * Leads added to a running campaign join its plan: a few at once, a large
  * import (given as a count) through the dispatcher, a chunk a tick.
  */
-export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string, created: Item[] | number): Promise<void> {
+export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaignId: string, created: Lead[] | number): Promise<void> {
   const count = typeof created === 'number' ? created : created.length;
   if (!count) return;
-  const campaign = await deps.store.get(campaignKey(campaignId));
+  const item = await deps.store.get(campaignKey(campaignId));
+  const campaign = item && campaignRows.fromItem(item);
   if (campaign?.status !== 'ACTIVE') return;
   if (typeof created !== 'number' && count <= 20) {
     for (const lead of created) await planNewLead(deps, campaign, lead);
@@ -156,8 +161,8 @@ export async function create(deps: D & Pick<Deps, 'clock'>, input: unknown) {
 export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknown, req?: WebhookRequest): Promise<void> {
   const campaignId = (input as { campaignId?: unknown } | null)?.campaignId;
   if (req && typeof campaignId === 'string' && campaignId.length > 0 && campaignId.length <= 200) {
-    const campaign = await deps.store.get(campaignKey(campaignId));
-    if (campaign) await verifyWebhook(deps, campaign, req);
+    const item = await deps.store.get(campaignKey(campaignId));
+    if (item) await verifyWebhook(deps, campaignRows.fromItem(item), req);
   }
   const lead = validateLead(input);
   await liveCampaign(deps, lead.campaignId);
@@ -180,21 +185,22 @@ export async function list(deps: Pick<Deps, 'store'>, query: unknown) {
       : { ...allLeads(), limit: q.limit, cursor: q.cursor },
   );
   const totalItem = await deps.store.get(q.campaignId ? campaignKey(q.campaignId) : allLeadsCounterKey);
-  const total = Number((q.campaignId ? totalItem?.[counter.leads] : totalItem?.count) ?? 0);
-  return { leads: page.items.map(toLead), total, nextCursor: page.cursor ?? null };
+  const total = q.campaignId ? (totalItem ? campaignRows.fromItem(totalItem).leadsCount : 0) : leadCounterFromItem(totalItem).count;
+  return { leads: page.items.map((item) => toLead(fromItem(item))), total, nextCursor: page.cursor ?? null };
 }
 
-export async function get(deps: Pick<Deps, 'store'>, id: string): Promise<Item> {
+/** The lead row, with the key it was read under (the sequence's writes go by it). */
+export async function get(deps: Pick<Deps, 'store'>, id: string) {
   const item = await deps.store.get(leadKey(id));
   if (!item) throw new NotFoundError(`There is no lead ${id}.`);
-  return item;
+  return keyedFromItem(item);
 }
 
 /** Suppresses the lead's address in every campaign (install-wide list) and answers the lead row. */
 export async function suppress(deps: D, id: string) {
   const lead = await get(deps, id);
-  await suppression.suppress(deps, String(lead.email), 'manual');
-  await suppressEverywhere(deps, String(lead.email));
+  await suppression.suppress(deps, lead.email, 'manual');
+  await suppressEverywhere(deps, lead.email);
   return toLead(await get(deps, id));
 }
 
@@ -214,22 +220,22 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     await transition(deps, lead, 'SUPPRESSED');
     // What hangs off the row first (found by its id, safe to do twice), then the row and its field counts at once: an
     // erase stopped halfway and run again finds the row still under its address and finishes it, counting once.
-    await eraseInbound(deps, String(lead.id));
-    await forgetSubjects(deps, String(lead.id));
+    await eraseInbound(deps, lead.id);
+    await forgetSubjects(deps, lead.id);
     try {
       await deps.store.transact([
         {
           // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
-          update: leadKey(String(lead.id)),
+          update: leadKey(lead.id),
           change: {
             set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
             remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
             if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
           },
         },
-        ...presentFields(lead).map((f) => ({ update: fieldCountKey(String(lead.campaignId), f), change: { add: { count: -1 } } })),
+        ...presentFields(lead).map((f) => ({ update: fieldCountKey(lead.campaignId, f), change: { add: { count: -1 } } })),
         // A lead stored before derived ids named the address in this key too.
-        { delete: legacyUniqueKey(String(lead.campaignId), email) },
+        { delete: legacyUniqueKey(lead.campaignId, email) },
       ]);
     } catch (err) {
       if (!(err instanceof TransactionFailedError)) throw err;
@@ -264,10 +270,10 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
     if (err instanceof ConditionFailedError) throw new ConflictError('The lead changed while it was being deleted: try again.');
     throw err;
   }
-  await countLeads(deps, String(lead.campaignId), [lead], -1);
-  if (!lead.erased) await deps.store.delete(legacyUniqueKey(String(lead.campaignId), String(lead.email)));
+  await countLeads(deps, lead.campaignId, [lead], -1);
+  if (!lead.erased) await deps.store.delete(legacyUniqueKey(lead.campaignId, lead.email));
   if (!lead.erased) {
-    await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, String(lead.email)), deletedAt: new Date(deps.wallClock.now()).toISOString() });
+    await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, lead.email), deletedAt: new Date(deps.wallClock.now()).toISOString() });
   }
   // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
   // sequence); one being sent right now stays until the sender settles it, without its subject.

@@ -1,10 +1,9 @@
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
-import type { Item } from '../ports/store.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, leadsPinnedTo, rowsOfAddress } from './keys.ts';
-import { LEAD_STATUSES, type LeadStatus } from './entity.ts';
+import { fromItem, keyedFromItem, LEAD_STATUSES, type Lead, type LeadStatus } from './entity.ts';
 
 export { LEAD_STATUSES, type LeadStatus };
 
@@ -20,18 +19,18 @@ export const FINAL: ReadonlySet<string> = new Set(['REPLIED', 'BOUNCED', 'COMPLE
  */
 export async function transition(
   deps: Pick<Deps, 'store' | 'wallClock'>,
-  lead: Item,
+  lead: Lead,
   to: LeadStatus,
   extra: { set?: Record<string, unknown>; remove?: string[]; campaign?: { add?: Record<string, number>; set?: Record<string, unknown> } } = {},
 ): Promise<boolean> {
-  const from = String(lead.status);
+  const from = lead.status;
   // A reply or bounce after the last step still counts; nothing leaves SUPPRESSED.
   const reopens = from === 'COMPLETED' && (to === 'REPLIED' || to === 'BOUNCED');
   if (from === to || from === 'SUPPRESSED' || (FINAL.has(from) && to !== 'SUPPRESSED' && !reopens)) return false;
   try {
     await deps.store.transact([
       {
-        update: leadKey(String(lead.id)),
+        update: leadKey(lead.id),
         change: {
           set: { status: to, updatedAt: new Date(deps.wallClock.now()).toISOString(), ...extra.set },
           remove: extra.remove,
@@ -39,7 +38,7 @@ export async function transition(
         },
       },
       {
-        update: campaignKey(String(lead.campaignId)),
+        update: campaignKey(lead.campaignId),
         // What else the move counts on the campaign (a reply's repliesCount), in the same write so it counts once.
         change: { add: { [counter.status(from)]: -1, [counter.status(to)]: 1, ...extra.campaign?.add }, ...(extra.campaign?.set ? { set: extra.campaign.set } : {}) },
       },
@@ -51,9 +50,9 @@ export async function transition(
   }
 }
 
-/** Every lead row of an address, across campaigns. */
-export const rowsOf = (deps: Pick<Deps, 'store'>, email: string) =>
-  queryAll(deps.store, rowsOfAddress(email));
+/** Every lead row of an address, across campaigns (each with the key it was read under). */
+export const rowsOf = async (deps: Pick<Deps, 'store'>, email: string) =>
+  (await queryAll(deps.store, rowsOfAddress(email))).map(keyedFromItem);
 
 /** Suppression stops every campaign's sequence for the address at once; `except` keeps one row's own status (a bounce). */
 export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string, except?: string): Promise<void> {
@@ -65,7 +64,7 @@ export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>
 /** A deleted mailbox ends the sequences of the leads pinned to it (docs/api.md, Campaigns). */
 export async function endForMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
   const pinned = await queryAll(deps.store, leadsPinnedTo(mailboxId));
-  for (const lead of pinned) {
+  for (const lead of pinned.map(fromItem)) {
     await transition(deps, lead, 'COMPLETED', { set: { endedBy: 'MAILBOX_DELETED' }, remove: ['gsi4pk', 'gsi4sk'] });
   }
 }

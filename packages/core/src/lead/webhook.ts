@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { openSecretCached, sealSecret } from '../secrets/index.ts';
-import type { Item } from '../ports/store.ts';
+import type { Campaign } from '../campaign/entity.ts';
 
 /**
  * The public webhook's optional secret, per campaign. Without one, anyone who
@@ -54,12 +54,12 @@ const same = (a: string, b: string) => {
 };
 
 /** Throws 401 unless the request proves it knows the campaign's secret; campaigns without one take any request. */
-export async function verifyWebhook(deps: Pick<Deps, 'keys'>, campaign: Item, req: WebhookRequest): Promise<void> {
+export async function verifyWebhook(deps: Pick<Deps, 'keys'>, campaign: Campaign, req: WebhookRequest): Promise<void> {
   if (Buffer.byteLength(req.rawBody) > MAX_WEBHOOK_BODY_BYTES) {
     throw new ValidationError(`The body is larger than ${MAX_WEBHOOK_BODY_BYTES / 1024} KB: a lead is at most 50 custom fields of 2,000 characters.`);
   }
   if (typeof campaign.sealedWebhookSecret !== 'string') return;
-  const secret = await openSecretCached(deps.keys, campaign.sealedWebhookSecret, context(String(campaign.id)));
+  const secret = await openSecretCached(deps.keys, campaign.sealedWebhookSecret, context(campaign.id));
   const token = req.headers[TOKEN_HEADER];
   if (token && same(token, secret)) return;
   const signature = req.headers[SIGNATURE_HEADER];
