@@ -1,15 +1,14 @@
 import type { Deps } from '../deps.ts';
 import { TransactionFailedError } from '../errors.ts';
-import type { Item, TransactOp } from '../ports/store.ts';
+import type { TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import { keyed, type Reads } from './send-reads.ts';
+import { Reads } from './send-reads.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
-import type { Key } from '../ports/store.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
@@ -139,7 +138,7 @@ const MOVES_ON = new Set(['NEW', 'CONTACTED']);
  */
 export async function recordSent(
   deps: Deps,
-  s: { job: CampaignStepJob; campaign: Campaign; lead: Lead & Key; mailbox: Mailbox; subject: string; messageId: string; aiGenerated: boolean; pair: BreakerPair },
+  s: { job: CampaignStepJob; campaign: Campaign; lead: Lead; mailbox: Mailbox; subject: string; messageId: string; aiGenerated: boolean; pair: BreakerPair },
 ): Promise<void> {
   const now = deps.clock.now();
   const step = s.job.step;
@@ -259,19 +258,15 @@ async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void
   const job = campaignStepOf(claimed);
   // A claim always stores the mailbox and the Message-ID; without them there is nothing to record the send against.
   const { mailboxId, messageId } = job;
-  const read = await deps.store.batchGet([
+  const read = new Reads(deps.clock.now());
+  await read.fetch(deps, [
     campaignKey(job.campaignId),
     leadKey(job.leadId),
     ...(mailboxId ? [mailboxKey(mailboxId), pairKey(job.campaignId, mailboxId)] : []),
   ]);
-  const find = (k: { pk: string; sk: string }) => read.find((i) => i.pk === k.pk && i.sk === k.sk);
-  const parsed = <T>(k: Key, fromItem: (item: Item) => T) => {
-    const item = find(k);
-    return item && keyed(item, fromItem);
-  };
-  const c = parsed(campaignKey(job.campaignId), campaignFromItem);
-  const l = parsed(leadKey(job.leadId), leadFromItem);
-  const m = mailboxId ? parsed(mailboxKey(mailboxId), mailboxFromItem) : undefined;
+  const c = read.parsed(campaignKey(job.campaignId), campaignFromItem);
+  const l = read.parsed(leadKey(job.leadId), leadFromItem);
+  const m = mailboxId ? read.parsed(mailboxKey(mailboxId), mailboxFromItem) : undefined;
   if (!c || !l || !m || !mailboxId || messageId === undefined) {
     await move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), ...(note ? { lastError: note } : {}) }, remove: ['aiBody'] });
     return;
@@ -284,7 +279,7 @@ async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void
     subject: job.subject ?? '',
     messageId,
     aiGenerated: job.aiGenerated ?? false,
-    pair: pairFromItem(find(pairKey(job.campaignId, mailboxId))),
+    pair: pairFromItem(read.get(pairKey(job.campaignId, mailboxId))),
   });
 }
 

@@ -76,11 +76,6 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
   }
 }
 
-/**
- * The writes that move a job from its current state, keeping the state
- * counters and the indexes right; conditioned on the state it had, so two
- * writers never both move it.
- */
 /** What a move writes besides the state: any job fields (a new due time among them), fields it drops, and the wall time of a claim. */
 export interface JobChange {
   set?: Record<string, unknown> & { dueAt?: number };
@@ -88,6 +83,11 @@ export interface JobChange {
   wallNow?: number;
 }
 
+/**
+ * The writes that move a job from its current state, keeping the state
+ * counters and the indexes right; conditioned on the state it had, so two
+ * writers never both move it.
+ */
 export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Condition[] = []): TransactOp[] {
   const from = job.state;
   const set: Record<string, unknown> = { state: to, ...change.set };

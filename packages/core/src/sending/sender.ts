@@ -204,14 +204,14 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
 /** How a claim ended: held (the claim's id and the day its send was counted in), or which rule refused it. */
 type Claim = { claimId: string; day: string; held: Held } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot';
 
+/** The job as its claim left it. */
+type Held = Job & { claimId: string };
+
 /**
  * The claim: one write holding every rule that must still be true, so two
  * senders never both send, and a slot, a cap, a breaker, an unsubscribe or a
  * reply that changed since the read wins.
  */
-/** The job as its claim left it. */
-type Held = Job & { claimId: string };
-
 async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string } }): Promise<Claim> {
   const { job, plan, mailbox, composed } = c;
   const mailboxId = mailbox.id;
