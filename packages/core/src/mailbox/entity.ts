@@ -59,20 +59,14 @@ export const fromItem = (item: Item): Mailbox => Mailbox.parse(item);
 /** The whole row: keys and indexes from the mailbox's own id and domain. */
 export const toItem = (m: Mailbox): Item => ({ ...mailboxKey(m.id), ...mailboxIndexes(m.id, m.domainId), ...m });
 
-/**
- * A row as read before its module parses it: the rules below take it until
- * every caller holds a parsed {@link Mailbox}, and read only what they name.
- */
-type Row = Record<string, unknown>;
-
 /** ACTIVE and WARMING mailboxes send; PAUSED and ERROR ones do not (nor are they a sender for the launch check). */
-export const canSend = (m: Row): boolean => m.status === 'ACTIVE' || m.status === 'WARMING';
+export const canSend = (m: Pick<Mailbox, 'status'>): boolean => m.status === 'ACTIVE' || m.status === 'WARMING';
 
 /** Sends a UTC day at most. */
-export const dailyCapOf = (m: Row): number => Math.max(1, Number(m.dailyCap ?? DEFAULT_DAILY_CAP));
+export const dailyCapOf = (m: Pick<Mailbox, 'dailyCap'>): number => Math.max(1, m.dailyCap ?? DEFAULT_DAILY_CAP);
 
 /** Whether the engine can sign in at all: a password, or a finished OAuth connection. */
-export const hasCredentials = (m: Row): boolean =>
+export const hasCredentials = (m: Pick<Mailbox, 'auth' | 'sealedPassword' | 'sealedRefreshToken'>): boolean =>
   (m.auth === 'password' && Boolean(m.sealedPassword)) || (m.auth === 'oauth' && Boolean(m.sealedRefreshToken));
 
 /** The name the engine signs in as with a password: the username given, or the address. */
