@@ -13,11 +13,9 @@ import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
-import type { Item, Key } from '../ports/store.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
-import { keyed } from '../sending/send-reads.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf } from './classify.ts';
 import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './inbound.schema.ts';
@@ -27,10 +25,6 @@ import { returnDateOf } from './return-date.ts';
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
 export type { SentRef } from './inbound.schema.ts';
-
-/** A lead row as read here: typed, with the key the sequence's writes need. */
-type LeadRow = Lead & Key;
-const leadOf = (item: Item): LeadRow => keyed(item, leadFromItem);
 
 export type Outcome = InboundKind | 'IGNORED';
 
@@ -75,29 +69,29 @@ async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMe
 }
 
 /** The lead a threaded message answers (its In-Reply-To or References name an email the engine sent). */
-async function leadByThread(deps: D, threadIds: string[], refs: Map<string, SentRef>): Promise<LeadRow | undefined> {
+async function leadByThread(deps: D, threadIds: string[], refs: Map<string, SentRef>): Promise<Lead | undefined> {
   for (const id of threadIds) {
     const ref = refs.get(id);
     if (!ref) continue;
     const row = await deps.store.get(leadKey(ref.leadId));
-    const lead = row && leadOf(row);
+    const lead = row && leadFromItem(row);
     if (lead && !lead.erased) return lead;
   }
   return undefined;
 }
 
 /** Leads of an address that this mailbox has mailed (pinned to it), the most recently mailed first. */
-async function pinnedRowsOf(deps: D, email: string, mailboxId: string): Promise<LeadRow[]> {
-  const rows = (await rowsOf(deps, email)).map(leadOf).filter((l) => l.mailboxId === mailboxId && !l.erased);
+async function pinnedRowsOf(deps: D, email: string, mailboxId: string): Promise<Lead[]> {
+  const rows = (await rowsOf(deps, email)).filter((l) => l.mailboxId === mailboxId && !l.erased);
   return rows.sort((a, b) => (b.lastSentAt ?? '').localeCompare(a.lastSentAt ?? ''));
 }
 
 /** The leads a report names: the returned original's Message-ID when it is one of ours for that address, else the address's rows mailed from this mailbox. */
-async function reportedLeads(deps: D, address: string, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<LeadRow[]> {
+async function reportedLeads(deps: D, address: string, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<Lead[]> {
   const ref = originalId ? refs.get(originalId) : undefined;
   if (ref) {
     const row = await deps.store.get(leadKey(ref.leadId));
-    const lead = row && leadOf(row);
+    const lead = row && leadFromItem(row);
     if (lead && !lead.erased && lead.email.toLowerCase() === address) return [lead];
   }
   return pinnedRowsOf(deps, address, mailboxId);
@@ -164,7 +158,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
 }
 
 /** RFC 3464 permanent failure: the lead bounced, the address is suppressed everywhere, and the pair's breaker counts one bounce, once. */
-async function bounce(deps: D, lead: LeadRow, mailboxId: string): Promise<void> {
+async function bounce(deps: D, lead: Lead, mailboxId: string): Promise<void> {
   const moved = await transition(deps, lead, 'BOUNCED', { campaign: { set: { lastActivityAt: iso(deps) } } });
   await suppression.suppress(deps, lead.email, 'bounce');
   await suppressEverywhere(deps, lead.email, lead.id);

@@ -13,7 +13,6 @@ import * as breaker from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
 import { leadKey } from '../lead/keys.ts';
 import { fromItem as leadFromItem } from '../lead/entity.ts';
-import { keyed } from './send-reads.ts';
 import { transition } from '../lead/sequence.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
@@ -150,7 +149,7 @@ describe('the one send path, in memory', () => {
     // The reply lands in the narrowest window: after the send read the lead, right before its claim.
     const transact = deps.store.transact.bind(deps.store);
     deps.store.transact = async (ops) => {
-      if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) await transition(deps, keyed((await deps.store.get(leadKey(ids[0]!)))!, leadFromItem), 'REPLIED');
+      if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) await transition(deps, leadFromItem((await deps.store.get(leadKey(ids[0]!)))!), 'REPLIED');
       await transact(ops);
     };
     expect(await sendJob(deps, followUp)).toBe('cancelled');
