@@ -1,9 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { campaignKey } from '../campaign/keys.ts';
-import { Campaign, fromItem as campaignFromItem } from '../campaign/entity.ts';
-import { Lead, fromItem as leadFromItem } from '../lead/entity.ts';
-import type { Item } from '../ports/store.ts';
+import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
+import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
@@ -90,10 +89,7 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaignRow: Item | Campaign, leadRow: Item | Lead): Promise<void> {
-  // Callers hold the rows as read or as parsed; either is read through the entities' shapes.
-  const campaign = Campaign.parse(campaignRow);
-  const lead = Lead.parse(leadRow);
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<void> {
   const slot = await firstEmailPlan(deps, campaign, 0);
   const { dueAt, mailboxId } = slot(0);
   if (await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, dueAt, mailboxId }, deps.clock.now())) {
