@@ -9,8 +9,9 @@ import type { Deps } from '../deps.ts';
 import { NotFoundError } from '../errors.ts';
 import * as leads from '../lead/index.ts';
 import { suppressEverywhere } from '../lead/sequence.ts';
-import type { Item } from '../ports/store.ts';
+import { deletedLeadFromItem, type Lead } from '../lead/entity.ts';
 import { seedKey } from '../seed/keys.ts';
+import { fromItem as seedFromItem, type Seed } from '../seed/entity.ts';
 import { installSecret } from '../settings/index.ts';
 import * as suppression from '../suppression/index.ts';
 import { deletedLeadKey } from '../lead/keys.ts';
@@ -86,20 +87,21 @@ export const seedSubject = (seedId: string) => `seed:${seedId}`;
  * left), or a seed inbox. Undefined for a bad token, or one whose lead was
  * never stored or whose seed is gone.
  */
-export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Item; seed?: Item; addressHash?: string } | undefined> {
+export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Lead; seed?: Seed; addressHash?: string } | undefined> {
   const subject = await leadIdFromToken(deps, token);
   if (subject === undefined) return undefined;
   if (subject.startsWith('seed:')) {
-    const seed = await deps.store.get(seedKey(subject.slice('seed:'.length)));
-    return seed ? { email: String(seed.email), seed } : undefined;
+    const item = await deps.store.get(seedKey(subject.slice('seed:'.length)));
+    const seed = item && seedFromItem(item);
+    return seed ? { email: seed.email, seed } : undefined;
   }
   try {
     const lead = await leads.get(deps, subject);
-    return { email: String(lead.email), lead };
+    return { email: lead.email, lead };
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     const gone = await deps.store.get(deletedLeadKey(subject));
-    return gone ? { email: '', addressHash: String(gone.addressHash) } : undefined;
+    return gone ? { email: '', addressHash: deletedLeadFromItem(gone).addressHash } : undefined;
   }
 }
 
@@ -124,7 +126,7 @@ export async function unsubscribe(
   if (seed) {
     // A seed is the customer's own inbox, not a lead: the click stops its samples (shown on the seed, undone by
     // adding it again) instead of putting the customer's address on the permanent suppression list.
-    await deps.store.update(seedKey(String(seed.id)), { set: { unsubscribedAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: true } }).catch((err) => {
+    await deps.store.update(seedKey(seed.id), { set: { unsubscribedAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: true } }).catch((err) => {
       if ((err as Error).name !== 'ConditionFailedError') throw err;
     });
     return { ok: true, email };

@@ -82,3 +82,8 @@ export const ImportLate = z
   .transform(({ sk, fields }) => ({ leadId: sk.slice('LATE#'.length), fields }));
 export type ImportLate = z.infer<typeof ImportLate>;
 export const importLateFromItem = (item: Item): ImportLate => ImportLate.parse(item);
+
+/** What stays of a hard-deleted lead (deletedLeadKey): the salted hash of its address, so a link already sent still unsubscribes it. */
+export const DeletedLead = z.object({ addressHash: z.string(), deletedAt: z.string().optional() });
+export type DeletedLead = z.infer<typeof DeletedLead>;
+export const deletedLeadFromItem = (item: Item): DeletedLead => DeletedLead.parse(item);

@@ -10,11 +10,12 @@ import { ConflictError, NotFoundError, TransactionFailedError, ValidationError }
 import { newId } from '../ids.ts';
 import type { ServerLogin } from '../ports/mail.ts';
 import type { Item } from '../ports/store.ts';
+import { fromItem, imapPortOf, Seed, toItem } from './entity.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
 import { verb } from '../validate.ts';
 import { SIGN_IN_TIMEOUT_MS, signInSentence } from '../mailbox/signin.ts';
 import { CreateSeed, type SeedProvider } from './seed.schema.ts';
-import { allSeeds, seedCollection, seedEmailKey, seedKey } from './keys.ts';
+import { allSeeds, seedEmailKey, seedKey } from './keys.ts';
 
 /** The IMAP servers of the providers a seed usually lives at, so a seed needs only an address and an app password. */
 const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
@@ -26,11 +27,11 @@ const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
 ];
 
 /** The public shape: no password, no keys. */
-export const toSeed = (item: Item) => ({
-  ...publicFields(item),
-  username: item.username ?? null,
+export const toSeed = (seed: Seed) => ({
+  ...publicFields(seed),
+  username: seed.username ?? null,
   /** Set when the unsubscribe link of a sample was pressed in this seed: its samples stop until it is added again. */
-  unsubscribedAt: item.unsubscribedAt ?? null,
+  unsubscribedAt: seed.unsubscribedAt ?? null,
 });
 
 export const passwordContext = (seedId: string) => ({ purpose: 'seed-password', seedId });
@@ -72,9 +73,7 @@ export const create = verb(CreateSeed, async (deps: Deps, input) => {
 
   const id = newId();
   const now = new Date(deps.wallClock.now()).toISOString();
-  const item: Item = {
-    ...seedKey(id),
-    ...seedCollection(id),
+  const seed: Seed = {
     id,
     email: input.email,
     provider,
@@ -88,37 +87,39 @@ export const create = verb(CreateSeed, async (deps: Deps, input) => {
   try {
     await deps.store.transact([
       { put: { ...seedEmailKey(input.email), seedId: id }, if: { itemExists: false } },
-      { put: item, if: { itemExists: false } },
+      { put: toItem(seed), if: { itemExists: false } },
     ]);
   } catch (err) {
     if (err instanceof TransactionFailedError) throw new ConflictError(`The seed inbox ${input.email} is already added.`);
     throw err;
   }
-  return toSeed(item);
+  return toSeed(seed);
 });
 
 export async function list(deps: Pick<Deps, 'store'>) {
-  return (await queryAll(deps.store, allSeeds())).map(toSeed);
+  return (await all(deps)).map(toSeed);
 }
 
 /** Every seed inbox as stored (with its sealed password), for a placement sample. */
-export async function all(deps: Pick<Deps, 'store'>): Promise<Item[]> {
-  return queryAll(deps.store, allSeeds());
+export async function all(deps: Pick<Deps, 'store'>): Promise<Seed[]> {
+  return (await queryAll(deps.store, allSeeds())).map(fromItem);
 }
 
 /** Removes a seed inbox. A sample still waiting to send to it or read it counts it as skipped. */
 export async function remove(deps: Pick<Deps, 'store'>, id: string): Promise<void> {
-  const seed = await deps.store.get(seedKey(id));
-  if (!seed) throw new NotFoundError(`There is no seed inbox ${id}.`);
-  await deps.store.transact([{ delete: seedKey(id) }, { delete: seedEmailKey(String(seed.email)) }]);
+  const item = await deps.store.get(seedKey(id));
+  if (!item) throw new NotFoundError(`There is no seed inbox ${id}.`);
+  await deps.store.transact([{ delete: seedKey(id) }, { delete: seedEmailKey(fromItem(item).email) }]);
 }
 
-/** The IMAP login of a seed inbox. */
-export async function loginOf(deps: Pick<Deps, 'keys'>, seed: Item): Promise<ServerLogin> {
+/** The IMAP login of a seed inbox, parsed or as read. */
+export async function loginOf(deps: Pick<Deps, 'keys'>, row: Seed | Item): Promise<ServerLogin> {
+  // Parsing a parsed seed gives it back: callers holding the row as read need not parse it first.
+  const seed = Seed.parse(row);
   return {
-    host: String(seed.imapHost),
-    port: Number(seed.imapPort ?? 993),
-    user: String(seed.username ?? seed.email),
-    pass: await openSecret(deps.keys, String(seed.sealedPassword), passwordContext(String(seed.id))),
+    host: seed.imapHost,
+    port: imapPortOf(seed),
+    user: seed.username ?? seed.email,
+    pass: await openSecret(deps.keys, seed.sealedPassword, passwordContext(seed.id)),
   };
 }
