@@ -12,7 +12,7 @@ import { engineClock } from './clock.ts';
 import type { Deps } from '@outbound/core/deps';
 import { createLogger, type Level, type Logger, type Sink } from '@outbound/core/log';
 import * as users from '@outbound/core/user/index';
-import { functions, schedules, type FunctionName } from '@outbound/functions/manifest';
+import { functions, schedules, table, type FunctionName } from '@outbound/functions/manifest';
 import { buildDeps, restrictTo, withDeps } from '@outbound/functions/lib/deps';
 import { aiKit } from '@outbound/functions/lib/kits/ai';
 import { mailKit } from '@outbound/functions/lib/kits/mail';
@@ -34,7 +34,7 @@ import { localBlobs } from './local-blobs.ts';
  */
 async function warmStore(store: Store): Promise<void> {
   const key = { pk: 'LOCAL#WARMUP', sk: 'WARMUP' };
-  const indexes: IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
+  const indexes = Object.keys(table.indexes) as IndexName[];
   for (let round = 0; round < 3; round++) {
     await Promise.all([...indexes.map((index) => store.query({ index, pk: key.pk, limit: 1 })), store.query({ pk: key.pk, limit: 1 }), store.batchGet([key]), store.get(key)]);
     await store.transact([{ update: key, change: { add: { n: 1 } } }, { check: { pk: key.pk, sk: 'ABSENT' }, if: { itemExists: false } }]);
