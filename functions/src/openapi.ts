@@ -165,7 +165,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/domains/{id}/placement-sample': { summary: 'The latest seed-inbox placement rollup of a domain', ok: [200, ref('PlacementSample')], errors: [404] },
   'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, { type: 'object' }], errors: [404, 409, 422] },
   'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, arrayOf({ type: 'object' })], errors: [404] },
-  'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])] },
+  'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])], errors: [422] },
   'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, ref('Lead')], errors: [409, 422] },
   'POST /v1/leads/webhook': {
     summary: 'Add a lead from outside (no token; application/json only; X-Outbound-Webhook-Token or X-Outbound-Signature when the campaign has a secret)',
@@ -207,6 +207,53 @@ const ROUTES: Record<string, RouteDoc> = {
 
 export const documentedRoutes = () => Object.keys(ROUTES);
 
+/** The refusals every route shares, each once in components.responses; an operation points at the ones it can answer. */
+const SHARED: Record<number, string> = {
+  400: 'BadJson',
+  401: 'Unauthorized',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'TooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'RateLimited',
+  500: 'ServerError',
+};
+
+const errorResponse = (description: string, schemaName = 'Error', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), ...jsonBody(ref(schemaName)) });
+
+const responses: Record<string, Json> = {
+  BadJson: errorResponse('The body is not JSON (a route that reads JSON reads it whatever the content type says)'),
+  Unauthorized: errorResponse('No bearer token, or one that is expired or not valid'),
+  NotFound: errorResponse('Nothing has this id (or an id longer than 512 bytes); also the answer to any path or method the API does not have'),
+  Conflict: errorResponse('The request contradicts what is stored (a duplicate, a suppressed address, a value in use)'),
+  TooLarge: errorResponse('The request body is over 10 MB (any route), or a file over what the route takes'),
+  UnsupportedMediaType: errorResponse('The route takes Content-Type: application/json only'),
+  Invalid: errorResponse('The request is well-formed but a value is wrong; the sentence names the field'),
+  RateLimited: errorResponse('Too many requests this minute from this address (or a locked sign-in): retry after retryAfterMs', 'RetryLater', {
+    'retry-after': { description: 'Seconds to wait', schema: int },
+  }),
+  ServerError: errorResponse('A fault on the engine’s side; the sentence is generic and the details are in the service log'),
+};
+
+/**
+ * What any request to a route may be answered, whatever the route does: the per-minute limit (every route
+ * counts against one), a body over 10 MB, the catch-all 404 (an id too long), a fault; a JSON route refuses a
+ * body that is not JSON, a protected route a missing token, a JSON-only route another content type.
+ */
+function generic(route: ResolvedRoute): number[] {
+  const kind = route.body ?? (['POST', 'PUT', 'PATCH'].includes(route.method) ? 'json' : 'none');
+  return [
+    ...(kind === 'json' ? [400] : []),
+    ...(route.public ? [] : [401]),
+    404,
+    ...(route.method === 'GET' ? [] : [413]),
+    ...(route.jsonOnly ? [415] : []),
+    429,
+    500,
+  ];
+}
+
 function operation(route: ResolvedRoute, d: RouteDoc): Json {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: str }));
   if (d.query) {
@@ -223,12 +270,17 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
           ? { description: 'An HTML page', ...html }
           : { description: d.summary, ...jsonBody(body) };
   const errors = Object.fromEntries(
-    [...new Set([...(d.errors ?? []), ...(route.public ? [] : [401]), 404, 500])].map((code) => [
-      String(code),
-      code === 400 && d.ok[1] === 'html'
-        ? { description: 'An HTML page saying why, in plain words', ...html }
-        : { description: 'A sentence a user can read', ...jsonBody(ref(code === 429 ? 'RetryLater' : 'Error')) },
-    ]),
+    [...new Set([...(d.errors ?? []), ...generic(route)])]
+      .filter((code) => code !== status)
+      .sort((a, b) => a - b)
+      .map((code) => [
+        String(code),
+        code === 400 && d.ok[1] === 'html'
+          ? { description: 'An HTML page saying why, in plain words', ...html }
+          : SHARED[code]
+            ? { $ref: `#/components/responses/${SHARED[code]}` }
+            : { description: 'A sentence a user can read', ...jsonBody(ref('Error')) },
+      ]),
   );
   return {
     summary: d.summary,
@@ -266,6 +318,6 @@ export function openApiDocument(serverUrl?: string): Json {
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     security: [{ bearer: [] }],
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: { schemas: components, responses, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
   };
 }

@@ -9,6 +9,7 @@ import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.
 import { eventually } from '../helpers/fixtures.ts';
 import { ROOT, waitForLine } from '../helpers/process.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 /** 480 s of cadence is 4.8 ms; a follow-up a day later comes 0.9 s after the first email. */
 const SCALE = 100_000;
@@ -66,7 +67,7 @@ describe('a sender killed again and again while mail flows', { timeout: 300_000 
     const form = new FormData();
     form.append('campaignId', campaign.id);
     form.append('file', new Blob(['email,first name\n' + Array.from({ length: LEADS }, (_, i) => `k${i}@x.test,K${i}`).join('\n')], { type: 'text/csv' }), 'k.csv');
-    expect((await fetch(`${started.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${api.token}` }, body: form })).status).toBe(200);
+    expect((await checkedFetch(`${started.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${api.token}` }, body: form })).status).toBe(200);
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
 
     // Kill at a random moment once mail flows, restart on the same DATA_DIR, wait for mail to flow again, and again.

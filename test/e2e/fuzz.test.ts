@@ -6,6 +6,7 @@ import { localDynamoClient } from '@outbound/local/dynamo-local';
 import { allRoutes, type ResolvedRoute } from '@outbound/functions/manifest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress } from '../helpers/fixtures.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 /**
  * Property-based requests to every route of the manifest through the HTTP
@@ -95,7 +96,7 @@ describe('every route under odd input', { timeout: 240_000 }, () => {
           const qs = new URLSearchParams(req.query).toString();
           const writes = route.method !== 'GET';
           const before = writes ? await storedCount() : 0;
-          const res = await fetch(`${engine.url}${path}${qs ? `?${qs}` : ''}`, {
+          const res = await checkedFetch(`${engine.url}${path}${qs ? `?${qs}` : ''}`, {
             method: route.method,
             redirect: 'manual',
             headers: { authorization: `Bearer ${engine.api.token}`, ...(req.body ? { 'content-type': req.body.type } : {}) },
@@ -127,7 +128,7 @@ describe('every route under odd input', { timeout: 240_000 }, () => {
       const form = new FormData();
       form.append('campaignId', c.id);
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'x.csv');
-      const res = await fetch(`${engine.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${engine.api.token}` }, body: form });
+      const res = await checkedFetch(`${engine.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${engine.api.token}` }, body: form });
       return { status: res.status, body: (await res.json()) as any };
     };
     const cells = fc.oneof(nasty, fc.constantFrom('"a""b"', '"multi\r\nline"', '\t=1+2', '\u0000@SUM(1)', ' -2', '+1 555', '"unclosed'));

@@ -8,6 +8,7 @@ import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign } from '../helpers/fixtures.ts';
 import { ROOT, waitForLine } from '../helpers/process.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 /**
  * The import's life beyond one request: answered RUNNING with progress, the
@@ -36,7 +37,7 @@ async function postImport(a: Api, campaignId: string, csv: string) {
   const form = new FormData();
   form.append('campaignId', campaignId);
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'leads.csv');
-  const res = await fetch(`${a.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${a.token}` }, body: form });
+  const res = await checkedFetch(`${a.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${a.token}` }, body: form });
   return { status: res.status, body: (await res.json()) as any };
 }
 

@@ -7,6 +7,7 @@ import { localDynamoClient } from '@outbound/local/dynamo-local';
 import { table } from '@outbound/functions/manifest';
 import { Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, mailbox } from '../helpers/fixtures.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 type Lead = {
   id: string;
@@ -90,7 +91,7 @@ async function upload(parts: { campaignId?: string; csv?: string; filename?: str
   const form = new FormData();
   if (parts.campaignId !== undefined) form.append('campaignId', parts.campaignId);
   if (parts.csv !== undefined) form.append('file', new Blob([parts.csv], { type: 'text/csv' }), parts.filename ?? 'leads.csv');
-  const res = await fetch(`${engine.url}/v1/leads/import`, {
+  const res = await checkedFetch(`${engine.url}/v1/leads/import`, {
     method: 'POST',
     headers: token ? { authorization: `Bearer ${token}` } : {},
     body: form,

@@ -16,6 +16,7 @@ import { campaign, domainWithAddress, eventually } from '../helpers/fixtures.ts'
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
 import { startOAuthServer, type TestOAuthServer } from '../helpers/oauth-server.ts';
 import { closedPort, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 import * as inbound from '../fixtures/inbound.ts';
 
 let google: TestOAuthServer;
@@ -66,7 +67,7 @@ afterAll(async () => {
 
 /** Follows a redirect by hand, as a browser would, without sending the engine's bearer token anywhere. */
 async function visit(url: string) {
-  const res = await fetch(url, { redirect: 'manual' });
+  const res = await checkedFetch(url, { redirect: 'manual' });
   return { status: res.status, location: res.headers.get('location') ?? '', text: await res.text(), type: res.headers.get('content-type') ?? '' };
 }
 

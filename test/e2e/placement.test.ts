@@ -9,6 +9,7 @@ import { campaign, domainWithAddress, eventually, smtpMailbox } from '../helpers
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startFaultySmtpServer, type FaultySmtpServer } from '../helpers/smtp-faults.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 // Ten minutes of engine time pass in 12 ms: the cadence between two samples and the reads minutes later take seconds.
 const SCALE = 50_000;
@@ -201,8 +202,8 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     const link = /Unsubscribe: (\S+)/.exec(sample.text!)![1]!;
     expect(String(header(sample, 'list-unsubscribe'))).toContain(link);
     // Opening the link changes nothing; the RFC 8058 one-click POST suppresses the seed's address.
-    expect((await fetch(link)).status).toBe(200);
-    const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect((await checkedFetch(link)).status).toBe(200);
+    const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     expect(click.status).toBe(200);
 
     const seedRow = (await api.request('GET', '/v1/seed-inboxes')).body.find((x: { email: string }) => x.email === 'inbox@mseeds.test');

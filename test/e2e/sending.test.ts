@@ -9,6 +9,7 @@ import * as suppression from '@outbound/core/suppression/index';
 import { campaignKey } from '@outbound/core/campaign/keys';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startAiStub, type AiStub } from '../helpers/ai-stub.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 // A day of engine time is under two seconds: a whole three-email sequence is watched in a few.
 const SCALE = 50_000;
@@ -240,7 +241,7 @@ describe('sequence stops', () => {
     // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
     const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
     const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
-    const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     expect(click.status).toBe(200);
     // Erasure of the third.
     expect((await api.request('DELETE', '/v1/leads/erase', { email: 'erase@acme.test' })).body).toEqual({ erased: 1 });

@@ -5,6 +5,7 @@ import { isSuppressed } from '@outbound/core/suppression/index';
 import { launchBrowser } from '../helpers/browser.ts';
 import { Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, mailbox } from '../helpers/fixtures.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 let engine: TestEngine;
 let api: Api;
@@ -46,7 +47,7 @@ async function statusOf(...ids: string[]): Promise<string[]> {
 
 const pageUrl = (token: string) => `${engine.url}/unsubscribe/${token}`;
 const oneClick = (token: string) =>
-  fetch(pageUrl(token), {
+  checkedFetch(pageUrl(token), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: 'List-Unsubscribe=One-Click',
@@ -111,7 +112,7 @@ describe('the unsubscribe link outside a browser', () => {
     const lead = await addLead(first(), email);
     const token = await unsubscribeToken(engine.deps, lead.id);
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(pageUrl(token), { redirect: 'manual' });
+      const res = await checkedFetch(pageUrl(token), { redirect: 'manual' });
       expect(res.status).toBe(200);
       expectPageHeaders(res.headers);
       expect(await res.text()).toContain('<form method="post">');
@@ -158,7 +159,7 @@ describe('the unsubscribe link outside a browser', () => {
     expect((await api.request('DELETE', `/v1/leads/${gone.id}`)).status).toBe(204);
 
     for (const bad of [tampered, 'garbage', 'bm90LWEtbGVhZA.AAAAAAAAAAAAAAAAAAAAAA']) {
-      for (const res of [await fetch(pageUrl(bad)), await oneClick(bad), await fetch(pageUrl(bad), { method: 'POST' })]) {
+      for (const res of [await checkedFetch(pageUrl(bad)), await oneClick(bad), await checkedFetch(pageUrl(bad), { method: 'POST' })]) {
         expect(res.status).toBe(400);
         expectPageHeaders(res.headers);
         expect(await res.text()).toContain('This link is not valid');
@@ -169,7 +170,7 @@ describe('the unsubscribe link outside a browser', () => {
     expect(await isSuppressed(engine.deps, 'deleted.lead@example.org')).toBe(false);
 
     // The person whose row was deleted can still opt out from the email they got: opening changes nothing, pressing suppresses.
-    expect((await fetch(pageUrl(goneToken))).status).toBe(200);
+    expect((await checkedFetch(pageUrl(goneToken))).status).toBe(200);
     expect(await isSuppressed(engine.deps, 'deleted.lead@example.org')).toBe(false);
     const pressed = await oneClick(goneToken);
     expect(pressed.status).toBe(200);

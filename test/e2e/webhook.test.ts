@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign } from '../helpers/fixtures.ts';
+import { checkedFetch } from '../helpers/openapi-check.ts';
 
 let engine: TestEngine;
 
@@ -15,7 +16,7 @@ afterAll(async () => {
 
 /** The webhook as a Zapier-like tool calls it: no bearer token, a JSON body, maybe a secret header. */
 async function hook(body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${engine.url}/v1/leads/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const res = await checkedFetch(`${engine.url}/v1/leads/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -70,7 +71,7 @@ describe('the webhook secret', () => {
   it('answers 404 for the secret of a campaign that does not exist, and needs a token to make one', async () => {
     expect((await engine.api.request('POST', '/v1/campaigns/01NOPE0000000000000000000/webhook-secret')).status).toBe(404);
     const c = await campaign(engine.api);
-    const res = await fetch(`${engine.url}/v1/campaigns/${c.id}/webhook-secret`, { method: 'POST' });
+    const res = await checkedFetch(`${engine.url}/v1/campaigns/${c.id}/webhook-secret`, { method: 'POST' });
     expect(res.status).toBe(401);
   });
 

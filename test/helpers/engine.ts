@@ -4,6 +4,7 @@ import { ManualClock } from '@outbound/core/ports/clock';
 import type { Fields } from '@outbound/core/log';
 import { startEngine, type Engine, type EngineOptions } from '@outbound/local/engine';
 import { assertLocal } from '@outbound/local/dynamo-local';
+import { openApiChecker, registerEngine } from './openapi-check.ts';
 
 export const ADMIN = { email: 'admin@outbound.test', password: 'correct horse battery' };
 
@@ -43,10 +44,15 @@ export interface Answer<T = any> {
   headers: Headers;
 }
 
-/** A small client that speaks to the engine as curl would. */
+/**
+ * A small client that speaks to the engine as curl would. Every answer is
+ * held to the OpenAPI document (status and body) before the test sees it.
+ */
 export class Api {
   token?: string;
-  constructor(readonly url: string) {}
+  constructor(readonly url: string) {
+    registerEngine(url);
+  }
 
   async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
     const res = await fetch(this.url + path, {
@@ -65,6 +71,14 @@ export class Api {
     } catch {
       /* not JSON: keep the text */
     }
+    openApiChecker().assert({
+      method,
+      path: new URL(this.url + path).pathname,
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? '',
+      text,
+      location: res.headers.get('location'),
+    });
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
