@@ -5,6 +5,7 @@ import { ConditionFailedError, RetryLaterError, UnauthorizedError } from '../err
 import { signingKey } from '../settings/index.ts';
 import { loginGuardKey, userKey } from '../user/keys.ts';
 import { decoyHash, verifyPassword } from '../user/password.ts';
+import { fromItem as userFromItem, loginGuardFromItem } from '../user/entity.ts';
 import { Email, verb } from '../validate.ts';
 
 /** docs/api.md, Authentication: 5 consecutive failures lock the account for 15 minutes; tokens live 12 hours. */
@@ -36,9 +37,10 @@ export const login = verb(LoginInput, async (deps: AuthDeps, { email, password }
     throw new RetryLaterError('LOCKED', 'Too many failed sign-ins: this account is locked for a while. Try again later.', attempt.retryAfterMs);
   }
 
-  const user = await deps.store.get(userKey(email));
+  const stored = await deps.store.get(userKey(email));
+  const user = stored && userFromItem(stored);
   const ok = user
-    ? await verifyPassword(password, String(user.passwordHash))
+    ? await verifyPassword(password, user.passwordHash)
     : (await verifyPassword(password, await decoyHash()), false);
 
   if (!ok) {
@@ -76,14 +78,15 @@ async function countAttempt(deps: AuthDeps, email: string, now: number): Promise
       set: { expiresAt: expiry(now) },
       if: { or: [{ attr: 'lockedUntil', exists: false }, { attr: 'lockedUntil', op: '<=', value: now }] },
     });
-    const count = Number(after.attempts);
+    const count = loginGuardFromItem(after).attempts;
     // Places beyond the limit were taken by guesses racing the one that locks: they are refused unchecked.
     if (count > LOCKOUT.failures) return { locked: true, retryAfterMs: LOCKOUT.ms };
     return { locked: false, count };
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
     const guard = await deps.store.get(loginGuardKey(email));
-    return { locked: true, retryAfterMs: Math.max(1000, Number(guard?.lockedUntil ?? now) - now) };
+    const lockedUntil = (guard && loginGuardFromItem(guard).lockedUntil) ?? now;
+    return { locked: true, retryAfterMs: Math.max(1000, lockedUntil - now) };
   }
 }
 
@@ -99,9 +102,10 @@ export async function authenticate(deps: AuthDeps, authorization: string | undef
     });
     if (!payload.sub) throw new Error('token without subject');
     // The user must still exist, and the token must not be older than its last password reset.
-    const user = await deps.store.get(userKey(payload.sub));
-    if (!user) throw new Error('token of a user that no longer exists');
-    if (user.passwordChangedAt !== undefined && Number(payload.iat ?? 0) < Number(user.passwordChangedAt)) throw new Error('token from before a password reset');
+    const stored = await deps.store.get(userKey(payload.sub));
+    if (!stored) throw new Error('token of a user that no longer exists');
+    const user = userFromItem(stored);
+    if (user.passwordChangedAt !== undefined && (payload.iat ?? 0) < user.passwordChangedAt) throw new Error('token from before a password reset');
     return { email: payload.sub };
   } catch (err) {
     throw new UnauthorizedError('The bearer token is not valid or has expired: sign in again.');

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { Email, verb } from '../validate.ts';
 import { loginGuardKey, userKey } from './keys.ts';
 import { hashPassword } from './password.ts';
+import { fromItem } from './entity.ts';
 
 export const UserInput = z.object({
   email: Email,
@@ -17,12 +18,13 @@ export type UserInput = z.infer<typeof UserInput>;
 export const upsert = verb(UserInput, async (deps: Pick<Deps, 'store' | 'wallClock'>, input) => {
   const nowMs = deps.wallClock.now();
   const now = new Date(nowMs).toISOString();
-  const existing = await deps.store.get(userKey(input.email));
+  const stored = await deps.store.get(userKey(input.email));
+  const existing = stored && fromItem(stored);
   await deps.store.put({
     ...userKey(input.email),
     email: input.email,
     passwordHash: await hashPassword(input.password),
-    createdAt: (existing?.createdAt as string | undefined) ?? now,
+    createdAt: existing?.createdAt ?? now,
     updatedAt: now,
     // A reset ends every token issued before it (auth.authenticate compares their issue time).
     ...(existing ? { passwordChangedAt: Math.floor(nowMs / 1000) } : {}),
