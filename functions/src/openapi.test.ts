@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from './manifest.ts';
-import { documentedRoutes, openApiDocument } from './openapi.ts';
+import { documentedRoutes, openApiDocument, openApiFileText, writeOpenApiFile } from './openapi.ts';
 
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown; parameters?: { name: string; in: string }[] }>>; components: { schemas: Record<string, unknown> } };
 
@@ -48,5 +52,41 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of new Set(refs)) expect(doc.components.schemas, name).toHaveProperty(name);
+  });
+
+  it('every response $ref resolves too, and each operation lists the refusals its route can give (400 JSON, 413 body, 415 JSON-only, 429, 500)', () => {
+    const responses = (doc.components as { responses?: Record<string, unknown> }).responses ?? {};
+    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/responses\/(\w+)"/g)) expect(responses, m[1]).toHaveProperty(m[1]!);
+    for (const r of allRoutes()) {
+      const codes = Object.keys(doc.paths[r.path]![r.method.toLowerCase()]!.responses);
+      expect(codes, r.key).toEqual(expect.arrayContaining(['404', '429', '500']));
+      if (r.method !== 'GET') expect(codes, r.key).toContain('413');
+      if (r.jsonOnly) expect(codes, r.key).toContain('415');
+    }
+  });
+});
+
+describe('docs/openapi.json', () => {
+  const committed = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
+
+  it('is what the generator writes now (run `npx tsx functions/src/openapi-write.ts` after changing the API)', () => {
+    const text = readFileSync(committed, 'utf8');
+    expect(text === openApiFileText(), 'docs/openapi.json is out of date: run npx tsx functions/src/openapi-write.ts and commit it').toBe(true);
+    // writeOpenApiFile writes exactly that text.
+    const out = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'sub', 'openapi.json');
+    writeOpenApiFile(out);
+    expect(readFileSync(out, 'utf8')).toBe(text);
+  });
+
+  it('is a valid OpenAPI 3.1 document with a placeholder for the installation’s address, and the check can tell an old one', async () => {
+    const file = JSON.parse(readFileSync(committed, 'utf8')) as Doc & { servers: { url: string; variables: Record<string, { default: string }> }[] };
+    const result = await new Validator().validate(file as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(file.servers[0]!.url).toBe('{baseUrl}');
+    expect(file.servers[0]!.variables.baseUrl!.default).toBe('http://localhost:3000');
+    // A document missing a route is not the generator's text.
+    const stale = JSON.parse(openApiFileText()) as Doc;
+    delete stale.paths['/v1/replies'];
+    expect(`${JSON.stringify(stale, null, 2)}\n` === openApiFileText()).toBe(false);
   });
 });

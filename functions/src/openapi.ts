@@ -5,6 +5,8 @@
  * route the engine does not serve or a field it does not take. Served
  * without a token at GET /v1/openapi.json; docs/api.md is the prose.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ApiKey } from '@outbound/core/ai-keys/index';
 import { LoginInput } from '@outbound/core/auth/index';
@@ -300,8 +302,23 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
   };
 }
 
-/** The whole document; `serverUrl` is the installation's own address when it has one. */
-export function openApiDocument(serverUrl?: string): Json {
+/** The address of docs/openapi.json: a placeholder for the installation's own (PUBLIC_BASE_URL), local by default. */
+export const PLACEHOLDER_SERVER: Json = {
+  url: '{baseUrl}',
+  variables: { baseUrl: { default: 'http://localhost:3000', description: 'Your installation’s address: PUBLIC_BASE_URL, or the API Gateway URL `npx sst deploy` prints' } },
+};
+
+/** The document as docs/openapi.json holds it: two-space JSON and a final newline, so the file is stable and diffs read well. */
+export const openApiFileText = (): string => `${JSON.stringify(openApiDocument(PLACEHOLDER_SERVER), null, 2)}\n`;
+
+/** Writes docs/openapi.json (or `path`) from this generator; `npm run build` and functions/src/openapi-write.ts call it. */
+export function writeOpenApiFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, openApiFileText());
+}
+
+/** The whole document; `server` is the installation's own address when it has one (or a server object with variables). */
+export function openApiDocument(server?: string | Json): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of allRoutes()) {
     const d = ROUTES[route.key];
@@ -313,9 +330,12 @@ export function openApiDocument(serverUrl?: string): Json {
     info: {
       title: 'Outbound',
       version: API_VERSION,
-      description: 'A self-hosted outbound email engine. Errors are `{ error }` with a sentence a user can read. The prose reference is docs/api.md in the repository.',
+      description:
+        'A self-hosted outbound email engine. Errors are `{ error }` with a sentence a user can read (some add fields). ' +
+        'A method and path the API does not have answers 404 `{ error }` (components.responses.NotFound), and like any route 413 for a body over 10 MB, 429 past the per-minute limit and 500 on a fault. ' +
+        'The prose reference, with an example of every route, is docs/api.md in the repository.',
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    ...(server ? { servers: [typeof server === 'string' ? { url: server } : server] } : {}),
     security: [{ bearer: [] }],
     paths,
     components: { schemas: components, responses, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
