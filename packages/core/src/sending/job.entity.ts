@@ -6,7 +6,7 @@
  * nothing outside this module coerces a stored job field.
  */
 import { z } from 'zod';
-import type { Item } from '../ports/store.ts';
+import type { Item, Key } from '../ports/store.ts';
 import { dueIndex, jobKey } from './keys.ts';
 
 /**
@@ -61,6 +61,9 @@ export const Job = z.looseObject({
 export type Job = z.infer<typeof Job>;
 
 export const fromItem = (item: Item): Job => Job.parse(item);
+
+/** A job with the key it was read under, for code that writes the row back by it. */
+export const keyedFromItem = (item: Item): Job & Key => ({ ...fromItem(item), pk: item.pk, sk: item.sk });
 
 /** The stored row of a new job: its key, the due index while it waits, and gsi2 (the collection it is listed in: a campaign's jobs, a run's probes). */
 export function toItem(job: Job, group: string): Item {

@@ -1,9 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
-import { keyed } from './send-reads.ts';
 import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter } from './keys.ts';
-import { fromItem, toItem, type Job, type JobState } from './job.entity.ts';
+import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
 
 export type { Job, JobState } from './job.entity.ts';
 
@@ -123,7 +122,7 @@ export async function move(
 /** A job as stored, typed, with its key. */
 export async function getJob(deps: Pick<Deps, 'store'>, id: string): Promise<(Job & Key) | undefined> {
   const item = await deps.store.get(jobKey(id));
-  return item && keyed(item, fromItem);
+  return item && keyedFromItem(item);
 }
 
 /**

@@ -18,14 +18,6 @@ import { dailyCapKey, jobKey, queueSwitchKey } from './keys.ts';
 
 const id = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
-/**
- * A row read through its entity's fromItem, keeping the key it was read
- * under: the typed value still goes to code that takes a stored row.
- */
-export function keyed<T>(item: Item, fromItem: (item: Item) => T): T & Key {
-  return { ...fromItem(item), pk: item.pk, sk: item.sk };
-}
-
 /** Items read in a batch, by key; `asked` tells a missing item from one never asked for. */
 export class Reads {
   /** Engine time of the first read: the day whose send count is read (the claim counts in the day it is made). */
@@ -39,9 +31,9 @@ export class Reads {
   }
 
   /** The item read under this key, through its entity's fromItem. */
-  parsed<T>(key: Key, fromItem: (item: Item) => T): (T & Key) | undefined {
+  parsed<T>(key: Key, fromItem: (item: Item) => T): T | undefined {
     const item = this.get(key);
-    return item && keyed(item, fromItem);
+    return item && fromItem(item);
   }
 
   asked(key: Key): boolean {
