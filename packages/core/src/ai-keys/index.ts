@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { openSecretCached, sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { aiKeyKey } from './keys.ts';
+import { fromItem } from './entity.ts';
 
 /** Path names of the two providers (docs/api.md, AI keys); campaigns name them in upper case. */
 export const AiKeyProvider = z.enum(['openai', 'anthropic'], { error: 'provider must be openai or anthropic' });
@@ -40,5 +41,5 @@ export async function remove(deps: Pick<Deps, 'store'>, provider: unknown): Prom
 /** The plaintext key, for the send path's AI call only; undefined when none is stored. */
 export async function reveal(deps: Pick<Deps, 'store' | 'keys'>, provider: AiKeyProvider): Promise<string | undefined> {
   const item = await deps.store.get(aiKeyKey(provider));
-  return item ? openSecretCached(deps.keys, String(item.sealed), sealContext(provider)) : undefined;
+  return item ? openSecretCached(deps.keys, fromItem(item).sealed, sealContext(provider)) : undefined;
 }

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, EngineError } from '../errors.ts';
 import { openSecret, sealSecret } from '../secrets/index.ts';
+import type { Item } from '../ports/store.ts';
 import { installRecordKey, settingKey } from './keys.ts';
+import { sealedSettingFromItem } from './entity.ts';
 
 export type InstallSecretName = 'JWT_SECRET' | 'SUPPRESSION_SALT' | 'UNSUBSCRIBE_KEY';
 
@@ -49,7 +51,7 @@ export class InstallSecretLostError extends EngineError {
 async function loadOrCreate({ store, keys }: Pick<Deps, 'store' | 'keys'>, name: InstallSecretName): Promise<Uint8Array> {
   const key = settingKey(name);
   const context = { purpose: 'install-secret', name };
-  const open = async (item: Record<string, unknown>) => Buffer.from(await openSecret(keys, String(item.sealed), context), 'base64');
+  const open = async (item: Item) => Buffer.from(await openSecret(keys, sealedSettingFromItem(item).sealed, context), 'base64');
   const existing = await store.get(key);
   if (existing) {
     // Installations older than the record get it now, so a later loss is recognised.

@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { installSecret } from '../settings/index.ts';
-import { allSuppressions, suppressionIndex, suppressionKey } from './keys.ts';
+import { allSuppressions, suppressionKey } from './keys.ts';
+import { fromItem, indexedFromItem, toItem, type SuppressionReason } from './entity.ts';
 import { installRecordKey } from '../settings/keys.ts';
 
 type D = Pick<Deps, 'store' | 'keys'>;
-export type SuppressionReason = 'manual' | 'unsubscribe' | 'bounce' | 'complaint' | 'erased';
+export type { SuppressionReason } from './entity.ts';
 
 /**
  * The install-wide suppression list, by address. Entries are keyed by an
@@ -24,17 +25,12 @@ export async function addressHasher(deps: D): Promise<(email: string) => string>
 
 export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string, reason: SuppressionReason): Promise<void> {
   const hash = await addressHash(deps, email);
-  await deps.store.put({
-    ...suppressionKey(hash),
-    ...suppressionIndex(hash),
-    reason,
-    createdAt: new Date(deps.wallClock.now()).toISOString(),
-  });
+  await deps.store.put(toItem(hash, reason, new Date(deps.wallClock.now()).toISOString()));
 }
 
 /** Suppresses by the address's hash, when only the hash is left (a deleted lead's unsubscribe link). */
 export async function suppressHash(deps: Pick<Deps, 'store' | 'wallClock'>, hash: string, reason: SuppressionReason): Promise<void> {
-  await deps.store.put({ ...suppressionKey(hash), ...suppressionIndex(hash), reason, createdAt: new Date(deps.wallClock.now()).toISOString() });
+  await deps.store.put(toItem(hash, reason, new Date(deps.wallClock.now()).toISOString()));
 }
 
 export async function isSuppressed(deps: D, email: string): Promise<boolean> {
@@ -46,7 +42,7 @@ export async function suppressedAmong(deps: D, emails: string[]): Promise<Set<st
   const hashes = new Map<string, string>();
   for (const e of new Set(emails)) hashes.set(await addressHash(deps, e), e);
   const found = await deps.store.batchGet([...hashes.keys()].map(suppressionKey));
-  return new Set(found.map((i) => hashes.get(String(i.pk).slice('SUPPRESSED#'.length))!));
+  return new Set(found.map((i) => hashes.get(fromItem(i).hash)!));
 }
 
 /** Pages of the suppression index read at most (about 100,000 entries); a longer list is looked up address by address. */
@@ -67,7 +63,7 @@ export async function suppressionList(deps: D): Promise<Set<string> | undefined>
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const out = await deps.store.query({ ...allSuppressions(), cursor });
-    for (const item of out.items) hashes.add(String(item.gsi3sk));
+    for (const item of out.items) hashes.add(indexedFromItem(item).hash);
     cursor = out.cursor;
     if (!cursor) return hashes;
   }
