@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
-import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey, stateCounter } from '../sending/keys.ts';
+import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey } from '../sending/keys.ts';
 import { queryShards } from '../collections.ts';
 import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
-import type { Item } from '../ports/store.ts';
+import { fromItem as jobFromItem, type Job } from '../sending/job.entity.ts';
+import { countersFromItem } from './entity.ts';
 
 const JOBS_SHOWN = 50;
 
@@ -27,22 +28,23 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
     queryShards(deps.store, claimedJobs(), { limit: JOBS_SHOWN }),
     queryShards(deps.store, dueJobs(), { limit: JOBS_SHOWN }),
   ]);
-  const n = (state: string) => Math.max(0, counters.reduce((sum, c) => sum + Number(c[stateCounter(state)] ?? 0), 0));
-  const job = (j: Record<string, unknown>, state: 'waiting' | 'active' | 'delayed') => ({
+  const shards = counters.map(countersFromItem);
+  const n = (state: string) => Math.max(0, shards.reduce((sum, countOf) => sum + countOf(state), 0));
+  const job = (j: Job, state: 'waiting' | 'active' | 'delayed') => ({
     id: j.id,
-    kind: kindOf(j as Item).label,
+    kind: kindOf(j).label,
     campaignId: j.campaignId ?? null,
     leadId: j.leadId ?? null,
     step: j.step,
     mailboxId: j.mailboxId ?? null,
     state,
-    dueAt: new Date(Number(j.dueAt)).toISOString(),
-    attempts: Number(j.attempts ?? 0),
+    dueAt: new Date(j.dueAt).toISOString(),
+    attempts: j.attempts,
     lastError: j.lastError ?? null,
   });
   const jobs = [
-    ...active.map((j) => job(j, 'active')),
-    ...upcoming.map((j) => job(j, Number(j.dueAt) <= now ? 'waiting' : 'delayed')),
+    ...active.map(jobFromItem).map((j) => job(j, 'active')),
+    ...upcoming.map(jobFromItem).map((j) => job(j, j.dueAt <= now ? 'waiting' : 'delayed')),
   ].slice(0, JOBS_SHOWN);
   return {
     counts: {

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { RetryLaterError } from '../errors.ts';
 import { rateWindowKey } from './keys.ts';
+import { windowFromItem } from './entity.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -22,7 +23,7 @@ export async function hit(
     add: { count: 1 },
     set: { expiresAt: Math.ceil(((window + 2) * WINDOW_MS) / 1000) },
   });
-  if (Number(after.count) > perMinute) {
+  if (windowFromItem(after).count > perMinute) {
     throw new RetryLaterError('RATE_LIMITED', 'Too many requests: wait a moment and try again.', (window + 1) * WINDOW_MS - now);
   }
 }
