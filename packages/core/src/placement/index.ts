@@ -112,7 +112,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   const probes = sampled.map((seed, i): Item =>
     newJob(
       {
-        id: probeJobId(id, String(seed.id)),
+        id: probeJobId(id, seed.id),
         kind: PROBE_KIND,
         group: runProbes(id),
         dueAt: now,

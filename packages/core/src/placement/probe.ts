@@ -4,6 +4,7 @@ import { seedSubject, unsubscribeUrl } from '../guardrails/unsubscribe.ts';
 import type { Domain } from '../domain/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { seedKey } from '../seed/keys.ts';
+import { fromItem as seedFromItem } from '../seed/entity.ts';
 import type { Reads } from '../sending/send-reads.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import type { Job } from '../sending/job.entity.ts';
@@ -41,7 +42,7 @@ export async function composeProbe(
 export async function planProbeSend(deps: Deps, queued: Job, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome> {
   const job = probeFromItem(queued);
   const runRow = read.get(runKey(job.runId));
-  const seed = read.get(seedKey(job.seedId));
+  const seed = read.parsed(seedKey(job.seedId), seedFromItem);
   if (!runRow) return ctl.cancel('placement run removed');
   if (!seed) return ctl.cancel('seed inbox removed');
   const run = runFromItem(runRow);

@@ -10,6 +10,7 @@ import { domainKey } from '../domain/keys.ts';
 import type { Placement } from '../ports/mail-reader.ts';
 import * as seeds from '../seed/index.ts';
 import { seedKey } from '../seed/keys.ts';
+import { fromItem as seedFromItem } from '../seed/entity.ts';
 import { jobKey } from '../sending/keys.ts';
 import { move } from '../sending/jobs.ts';
 import type { PlacementRollup } from './placement.schema.ts';
@@ -130,12 +131,13 @@ async function look(deps: Deps, probe: ProbeJob, now: number): Promise<Partial<P
     if ((err as Error).name === 'ConditionFailedError') return undefined;
     throw err;
   }
-  const seed = await deps.store.get(seedKey(probe.seedId));
-  if (!seed) return settle(deps, probe, 'SKIPPED', 'The seed inbox was removed before it was read.');
+  const row = await deps.store.get(seedKey(probe.seedId));
+  if (!row) return settle(deps, probe, 'SKIPPED', 'The seed inbox was removed before it was read.');
+  const seed = seedFromItem(row);
   const reads = (probe.reads ?? 0) + 1;
   let found: Placement;
   try {
-    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, probe.messageId ?? '', String(seed.spamFolder));
+    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, probe.messageId ?? '', seed.spamFolder);
   } catch (err) {
     deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
     if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
