@@ -22,11 +22,14 @@ const EEA_TLDS = new Set([
   'nl', 'pl', 'pt', 'ro', 'sk', 'si', 'es', 'se', 'is', 'li', 'no', 'eu',
 ]);
 
+/** A custom field as text: a number or a flag names no country or region. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 export function isEuRecipient(lead: { email: string; customFields?: Record<string, unknown> }): boolean {
   const custom = lead.customFields ?? {};
-  const country = String(custom.country ?? '').trim().replace(/^'/, '');
+  const country = text(custom.country).trim().replace(/^'/, '');
   if (country && (EEA_CODES.has(country.toUpperCase()) || EEA_NAMES.has(country.toLowerCase()))) return true;
-  if (String(custom.region ?? '').trim().toUpperCase() === 'EU') return true;
+  if (text(custom.region).trim().toUpperCase() === 'EU') return true;
   const tld = lead.email.split('@')[1]?.split('.').pop()?.toLowerCase() ?? '';
   return EEA_TLDS.has(tld);
 }

@@ -16,6 +16,7 @@ import { sealSecret } from '../secrets/index.ts';
 import { signingKey } from '../settings/index.ts';
 import { parse } from '../validate.ts';
 import { oauthStateKey } from './keys.ts';
+import { stateFromItem } from './entity.ts';
 import { AuthorizeQuery, CallbackQuery, OAuthProvider, StateClaims } from './oauth.schema.ts';
 import { PROVIDERS } from './providers.ts';
 import { refreshTokenContext, forgetAccessToken } from './tokens.ts';
@@ -119,14 +120,15 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   const mailbox = row && mailboxes.fromItem(row);
   if (!mailbox || mailbox.auth === 'password') throw refused('The mailbox this sign-in was for no longer exists.');
   // Used once: the delete answers the stored verifier only to the first callback.
-  const stored = await deps.store.delete(oauthStateKey(claims.nonce));
+  const deleted = await deps.store.delete(oauthStateKey(claims.nonce));
+  const stored = deleted && stateFromItem(deleted);
   if (!stored || stored.mailboxId !== claims.mid) throw refused('This sign-in link was already used. Start the connection again.');
 
   const app = appFor(deps, provider);
   const rules = PROVIDERS[provider];
   let tokens: TokenSet;
   try {
-    tokens = await deps.oauth.exchangeCode(app, { code: q.data.code, redirectUri: redirectUri(deps, provider), codeVerifier: String(stored.verifier) });
+    tokens = await deps.oauth.exchangeCode(app, { code: q.data.code, redirectUri: redirectUri(deps, provider), codeVerifier: stored.verifier });
   } catch (err) {
     deps.log.warn('oauth code exchange failed', { provider, mailboxId: claims.mid, err });
     throw refused(
