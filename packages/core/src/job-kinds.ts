@@ -3,7 +3,6 @@
  * the engine sends. The send path and the dispatcher look a job's kind up
  * here (sending/kinds.ts says what a kind supplies).
  */
-import type { Item } from './ports/store.ts';
 import type { JobRef } from './ports/queue.ts';
 import { campaignStep } from './sending/campaign-send.ts';
 import type { Job } from './sending/job.entity.ts';
@@ -13,12 +12,15 @@ import { placementProbe } from './placement/probe.ts';
 const KINDS: JobKind[] = [campaignStep, placementProbe];
 const byName = new Map(KINDS.map((k) => [k.name, k]));
 
-/** The kind of a job (typed, or a row as listed by the queue status); a job without one is a campaign step, as jobs always were. */
-export function kindOf(job: Job | Item): JobKind {
-  const name = typeof job.kind === 'string' ? job.kind : campaignStep.name;
-  const kind = byName.get(name);
-  if (!kind) throw new Error(`The job ${typeof job.id === 'string' ? job.id : ''} is of a kind this engine does not know: ${name}.`);
+/** A kind by the name a job or a message carries; a job without one is a campaign step, as jobs always were. */
+function kindNamed(name: string | undefined, whose: string): JobKind {
+  const kind = byName.get(name ?? campaignStep.name);
+  if (!kind) throw new Error(`${whose} is of a kind this engine does not know: ${name}.`);
   return kind;
+}
+
+export function kindOf(job: Pick<Job, 'id' | 'kind'>): JobKind {
+  return kindNamed(job.kind, `The job ${job.id}`);
 }
 
 /** What a job's queue message carries so its send reads everything in one batch (ports/queue.ts). */
@@ -31,5 +33,5 @@ export function refOf(job: Job): JobRef {
 
 /** The kind a message names, before its job is read. */
 export function kindOfRef(ref: JobRef): JobKind {
-  return kindOf({ pk: '', sk: '', kind: ref.kind });
+  return kindNamed(ref.kind, 'A queued message');
 }
