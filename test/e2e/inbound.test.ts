@@ -16,6 +16,7 @@ import { sealSecret } from '@outbound/core/secrets/index';
 import { getJob } from '@outbound/core/sending/jobs';
 import { sendJob } from '@outbound/core/sending/sender';
 import { transition } from '@outbound/core/lead/sequence';
+import { fromItem as leadFromItem } from '@outbound/core/lead/entity';
 import type { Store } from '@outbound/core/ports/store';
 import { jobId } from '@outbound/core/sending/keys';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
@@ -273,7 +274,7 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
         if (prop === 'transact') {
           return async (ops: Parameters<Store['transact']>[0]) => {
             if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) {
-              await transition(engine.deps, (await target.get(leadKey(ids['eli@client.com']!)))!, 'REPLIED');
+              await transition(engine.deps, leadFromItem((await target.get(leadKey(ids['eli@client.com']!)))!), 'REPLIED');
             }
             await target.transact(ops);
           };

@@ -236,8 +236,9 @@ describe('sequence stops', () => {
 
     // A reply (as the inbound reader records it): the lead moves to REPLIED.
     const { transition } = await import('@outbound/core/lead/sequence');
+    const { fromItem: leadFromItem } = await import('@outbound/core/lead/entity');
     const lead = await engine.deps.store.get({ pk: `LEAD#${replied}`, sk: 'LEAD' });
-    expect(await transition(engine.deps, lead!, 'REPLIED')).toBe(true);
+    expect(await transition(engine.deps, leadFromItem(lead!), 'REPLIED')).toBe(true);
     // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
     const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
     const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
