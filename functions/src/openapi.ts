@@ -40,63 +40,36 @@ const int = { type: 'integer' };
 const nullable = (s: Json) => ({ anyOf: [s, { type: 'null' }] });
 const arrayOf = (s: Json) => ({ type: 'array', items: s });
 
-/** The answers' shapes (the engine's own rows; fields beyond these may be added within version 1). */
+const bool = { type: 'boolean' };
+const num = { type: 'number' };
+const time = { type: 'string', format: 'date-time' };
+const problemOf = (codes: string[]) => ({ type: 'object', properties: { code: { enum: codes }, message: str }, required: ['code', 'message'] });
+const PROBLEM_CODES = ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'];
+const WARNING_CODES = ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN'];
+const counts = obj({ inbox: int, spam: int, missing: int }, ['inbox', 'spam', 'missing']);
+
+/**
+ * The answers' shapes: the engine's own rows as the API shows them. Objects stay open (fields may be added
+ * within version 1); a field a row of an older version may lack is not required.
+ */
 const components: Record<string, Json> = {
   Error: obj({ error: str }, ['error']),
   RetryLater: obj({ error: str, retryAfterMs: int }, ['error', 'retryAfterMs']),
+  /** 409 of PATCH /v1/domains/{id}: the address is in use by launched campaigns. */
+  AddressInUse: obj(
+    { error: str, code: { const: 'ADDRESS_IN_USE' }, campaigns: arrayOf(obj({ id: str, name: str, status: { enum: ['ACTIVE', 'PAUSED'] } }, ['id', 'name', 'status'])) },
+    ['error', 'code', 'campaigns'],
+  ),
+  /** 422 of a launch: every problem at once. */
+  LaunchRefused: obj({ error: str, problems: arrayOf(problemOf(PROBLEM_CODES)), warnings: arrayOf(problemOf(WARNING_CODES)) }, ['error', 'problems', 'warnings']),
   Mailbox: obj(
     {
       id: str, email: str, domainId: str, provider: { enum: ['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'] }, status: { enum: ['ACTIVE', 'WARMING', 'PAUSED', 'ERROR'] },
-      dailyCap: int, smtpHost: nullable(str), smtpPort: nullable(int), imapHost: nullable(str), imapPort: nullable(int), authUsername: nullable(str),
-      senderName: nullable(str), lastError: str, createdAt: str, updatedAt: str,
+      auth: { enum: ['password', 'oauth', 'oauth-pending', 'none'] }, dailyCap: int, smtpHost: nullable(str), smtpPort: nullable(int), imapHost: nullable(str),
+      imapPort: nullable(int), authUsername: nullable(str), senderName: nullable(str), lastError: str, nextSlotAt: num, lastSendStartedAt: num, connectedAt: str,
+      createdAt: str, updatedAt: str,
     },
     ['id', 'email', 'domainId', 'provider', 'status', 'dailyCap'],
-  ),
-  Domain: obj(
-    {
-      id: str, domainName: str, redirectUrl: nullable(str), dkimSelector: nullable(str), label: nullable(str), mailingAddress: nullable(str),
-      mailingAddressParts: nullable({ type: 'object' }), lastCheck: nullable({ type: 'object' }),
-      usedBy: obj({ campaigns: int, sending: int, paused: int, drafts: int }, ['campaigns', 'sending', 'paused', 'drafts']),
-    },
-    ['id', 'domainName'],
-  ),
-  Lead: obj(
-    {
-      id: str, campaignId: str, email: str, firstName: nullable(str), lastName: nullable(str), company: nullable(str), customFields: { type: 'object' },
-      status: { enum: ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] }, createdAt: str,
-    },
-    ['id', 'campaignId', 'email', 'customFields', 'status', 'createdAt'],
-  ),
-  Campaign: obj(
-    {
-      id: str, name: str, status: { enum: ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] }, aiPromptTemplate: str, template: str, subject: nullable(str),
-      aiProvider: nullable({ enum: ['OPENAI', 'ANTHROPIC'] }), unsubscribeUrlTemplate: nullable(str), mailboxIds: arrayOf(str),
-      steps: arrayOf(obj({ waitDays: int, body: str, aiRewrite: { type: 'boolean' } }, ['waitDays'])), bounceRateThreshold: { type: 'number' },
-      pausedForBounceRate: { type: 'boolean' }, contentQuality: int, leadsCount: int, sentCount: int, repliesCount: int, lastActivityAt: nullable(str),
-    },
-    ['id', 'name', 'status'],
-  ),
-  LaunchCheck: obj(
-    {
-      canLaunch: { type: 'boolean' },
-      problems: arrayOf(obj({ code: { enum: ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'] }, message: str }, ['code', 'message'])),
-      warnings: arrayOf(obj({ code: { enum: ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN'] }, message: str }, ['code', 'message'])),
-      passed: arrayOf({ enum: ['SENDERS', 'ADDRESSES', 'UNSUBSCRIBE', 'BOUNCE', 'COPY'] }),
-    },
-    ['canLaunch', 'problems', 'warnings', 'passed'],
-  ),
-  QueueStatus: obj(
-    {
-      counts: obj({ waiting: int, active: int, delayed: int, completed: int, failed: int }, ['waiting', 'active', 'delayed', 'completed', 'failed']),
-      isPaused: { type: 'boolean' },
-      jobs: arrayOf({ type: 'object' }),
-      throttling: obj({ cadenceFloorSeconds: int, jitterSeconds: int }, ['cadenceFloorSeconds', 'jitterSeconds']),
-    },
-    ['counts', 'isPaused', 'jobs', 'throttling'],
-  ),
-  Reply: obj(
-    { id: str, campaignId: str, leadId: str, mailboxId: str, fromEmail: str, subject: str, snippet: str, receivedAt: { type: 'string', format: 'date-time' } },
-    ['id', 'campaignId', 'leadId', 'mailboxId', 'fromEmail', 'subject', 'snippet', 'receivedAt'],
   ),
   DomainCheck: obj(
     {
@@ -104,6 +77,93 @@ const components: Record<string, Json> = {
       blocklists: { type: 'object', additionalProperties: { enum: ['PASS', 'FAIL'] } }, listUnsubscribeCheck: str,
     },
     ['domain', 'spf', 'dkim', 'dmarc', 'blocklists', 'listUnsubscribeCheck'],
+  ),
+  /** The check of one of the installation's domains: the six public fields, the selector that decided, the records and reasons. */
+  DomainCheckResult: {
+    allOf: [
+      ref('DomainCheck'),
+      obj({ dkimSelector: nullable(str), details: { type: 'object' }, checkedAt: time }, ['dkimSelector', 'details', 'checkedAt']),
+    ],
+  },
+  Domain: obj(
+    {
+      id: str, domainName: str, redirectUrl: nullable(str), dkimSelector: nullable(str), label: nullable(str), mailingAddress: nullable(str),
+      mailingAddressParts: nullable({ type: 'object', additionalProperties: str }), lastCheck: nullable(ref('DomainCheckResult')),
+      usedBy: obj({ campaigns: int, sending: int, paused: int, drafts: int }, ['campaigns', 'sending', 'paused', 'drafts']), createdAt: str, updatedAt: str,
+    },
+    ['id', 'domainName'],
+  ),
+  Lead: obj(
+    {
+      id: str, campaignId: str, email: str, firstName: nullable(str), lastName: nullable(str), company: nullable(str),
+      customFields: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+      status: { enum: ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] }, createdAt: str, updatedAt: str,
+    },
+    ['id', 'campaignId', 'email', 'customFields', 'status', 'createdAt'],
+  ),
+  Campaign: obj(
+    {
+      id: str, name: str, status: { enum: ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] }, aiPromptTemplate: str, template: nullable(str), subject: nullable(str),
+      aiProvider: nullable({ enum: ['OPENAI', 'ANTHROPIC'] }), unsubscribeUrlTemplate: nullable(str), mailboxIds: arrayOf(str),
+      steps: arrayOf(obj({ waitDays: int, body: str, aiRewrite: bool }, ['waitDays'])), bounceRateThreshold: num, pausedForBounceRate: bool,
+      contentQuality: int, leadsCount: int, sentCount: int, repliesCount: int, lastActivityAt: nullable(str), launchedAt: str, webhookSecured: bool,
+      createdAt: str, updatedAt: str,
+    },
+    ['id', 'name', 'status', 'mailboxIds', 'steps', 'leadsCount', 'sentCount', 'repliesCount'],
+  ),
+  /** A row of GET /v1/campaigns: the campaign with its senders, launch state and progress. */
+  CampaignRow: {
+    allOf: [
+      ref('Campaign'),
+      obj(
+        {
+          senders: arrayOf(
+            obj({ mailboxId: str, email: str, status: { enum: ['ACTIVE', 'WARMING', 'PAUSED', 'ERROR'] }, domainId: str, domainName: nullable(str), hasMailingAddress: bool }, [
+              'mailboxId', 'email', 'status', 'domainId', 'domainName', 'hasMailingAddress',
+            ]),
+          ),
+          launch: obj({ canLaunch: bool, problems: arrayOf(problemOf(PROBLEM_CODES)) }, ['canLaunch', 'problems']),
+          progress: obj(
+            { total: int, new: int, contacted: int, replied: int, bounced: int, completed: int, suppressed: int, percentDone: int, planned: int, planning: bool },
+            ['total', 'new', 'contacted', 'replied', 'bounced', 'completed', 'suppressed', 'percentDone', 'planned', 'planning'],
+          ),
+          domainsCount: int,
+        },
+        ['senders', 'launch', 'progress', 'domainsCount'],
+      ),
+    ],
+  },
+  /** The answer of a launch: the campaign, ACTIVE, with the warnings it launched with. */
+  LaunchedCampaign: { allOf: [ref('Campaign'), obj({ warnings: arrayOf(problemOf(WARNING_CODES)) }, ['warnings'])] },
+  LaunchCheck: obj(
+    {
+      canLaunch: bool,
+      problems: arrayOf(problemOf(PROBLEM_CODES)),
+      warnings: arrayOf(problemOf(WARNING_CODES)),
+      passed: arrayOf({ enum: ['SENDERS', 'ADDRESSES', 'UNSUBSCRIBE', 'BOUNCE', 'COPY'] }),
+    },
+    ['canLaunch', 'problems', 'warnings', 'passed'],
+  ),
+  QueueStatus: obj(
+    {
+      counts: obj({ waiting: int, active: int, delayed: int, completed: int, failed: int }, ['waiting', 'active', 'delayed', 'completed', 'failed']),
+      isPaused: bool,
+      jobs: arrayOf(
+        obj(
+          {
+            id: str, kind: str, campaignId: nullable(str), leadId: nullable(str), step: int, mailboxId: nullable(str), state: { enum: ['waiting', 'active', 'delayed'] },
+            dueAt: time, attempts: int, lastError: nullable(str),
+          },
+          ['id', 'kind', 'campaignId', 'leadId', 'mailboxId', 'state', 'dueAt', 'attempts', 'lastError'],
+        ),
+      ),
+      throttling: obj({ cadenceFloorSeconds: int, jitterSeconds: int }, ['cadenceFloorSeconds', 'jitterSeconds']),
+    },
+    ['counts', 'isPaused', 'jobs', 'throttling'],
+  ),
+  Reply: obj(
+    { id: str, campaignId: str, leadId: str, mailboxId: str, fromEmail: str, subject: str, snippet: str, receivedAt: time },
+    ['id', 'campaignId', 'leadId', 'mailboxId', 'fromEmail', 'subject', 'snippet', 'receivedAt'],
   ),
   ImportResult: obj(
     {
@@ -125,13 +185,32 @@ const components: Record<string, Json> = {
   ),
   UploadTicket: {
     allOf: [
-      { $ref: '#/components/schemas/ImportResult' },
+      ref('ImportResult'),
       obj({ upload: obj({ url: str, method: { const: 'PUT' }, headers: { type: 'object', additionalProperties: str }, expiresAt: str }, ['url', 'method', 'headers', 'expiresAt']) }, ['upload']),
     ],
   },
+  SeedInbox: obj(
+    {
+      id: str, email: str, provider: { enum: ['GOOGLE', 'MICROSOFT', 'YAHOO', 'APPLE', 'ZOHO', 'OTHER'] }, imapHost: str, imapPort: int, username: nullable(str),
+      spamFolder: nullable(str), createdAt: str, unsubscribedAt: nullable(str),
+    },
+    ['id', 'email', 'provider'],
+  ),
   PlacementSample: obj(
-    { domainId: str, sampledAt: nullable(str), sampleSize: int, inbox: int, spam: int, missing: int, byProvider: { type: 'object' } },
-    ['domainId', 'sampleSize', 'inbox', 'spam', 'missing', 'byProvider'],
+    { domainId: str, sampledAt: nullable(str), sampleSize: int, inbox: int, spam: int, missing: int, byProvider: { type: 'object', additionalProperties: counts } },
+    ['domainId', 'sampledAt', 'sampleSize', 'inbox', 'spam', 'missing', 'byProvider'],
+  ),
+  PlacementRun: obj(
+    {
+      id: str, domainId: str, status: { enum: ['SENDING', 'READING', 'COMPLETE'] }, campaignId: nullable(str), startedAt: str, completedAt: nullable(str), seeds: int, sent: int,
+      probes: arrayOf(
+        obj({ seedId: str, seedEmail: str, provider: str, mailboxId: nullable(str), state: str, sentAt: nullable(str), reason: nullable(str) }, [
+          'seedId', 'seedEmail', 'provider', 'mailboxId', 'state', 'sentAt', 'reason',
+        ]),
+      ),
+      rollup: nullable(ref('PlacementSample')),
+    },
+    ['id', 'domainId', 'status', 'campaignId', 'startedAt', 'completedAt', 'seeds', 'sent', 'probes', 'rollup'],
   ),
 };
 
@@ -142,6 +221,8 @@ interface RouteDoc {
   /** The success status and its body (a schema, `html`, or nothing). */
   ok: [number, Json | 'html' | 'none' | 'redirect'];
   errors?: number[];
+  /** A refusal whose body says more than `{ error }`: the status and the component it follows. */
+  errorBodies?: Record<number, string>;
 }
 
 const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
@@ -158,15 +239,21 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/oauth/{provider}/callback': { summary: 'Where the provider sends the browser back (verified by the signed state)', query: CallbackQuery, ok: [200, 'html'], errors: [400] },
   'GET /v1/domains': { summary: 'List sending domains', ok: [200, arrayOf(ref('Domain'))] },
   'POST /v1/domains': { summary: 'Add a sending domain', body: CreateDomain, ok: [201, ref('Domain')], errors: [409, 422] },
-  'PATCH /v1/domains/{id}': { summary: 'Change a domain (clearing an address in use needs confirm)', body: UpdateDomain, ok: [200, ref('Domain')], errors: [404, 409, 422] },
-  'POST /v1/domains/{domain}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheck')], errors: [404, 422] },
+  'PATCH /v1/domains/{id}': {
+    summary: 'Change a domain (clearing an address in use needs confirm)',
+    body: UpdateDomain,
+    ok: [200, ref('Domain')],
+    errors: [404, 409, 422],
+    errorBodies: { 409: 'AddressInUse' },
+  },
+  'POST /v1/domains/{domain}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheckResult')], errors: [404, 422] },
   'GET /public/domain-check': { summary: 'The public domain check: six fields', query: z.object({ domain: z.string() }), ok: [200, ref('DomainCheck')], errors: [422, 429] },
-  'GET /v1/seed-inboxes': { summary: 'List seed inboxes', ok: [200, arrayOf({ type: 'object' })] },
-  'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, { type: 'object' }], errors: [409, 422] },
+  'GET /v1/seed-inboxes': { summary: 'List seed inboxes (passwords never included)', ok: [200, arrayOf(ref('SeedInbox'))] },
+  'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, ref('SeedInbox')], errors: [409, 422] },
   'DELETE /v1/seed-inboxes/{id}': { summary: 'Remove a seed inbox', ok: [204, 'none'], errors: [404] },
   'GET /v1/domains/{id}/placement-sample': { summary: 'The latest seed-inbox placement rollup of a domain', ok: [200, ref('PlacementSample')], errors: [404] },
-  'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, { type: 'object' }], errors: [404, 409, 422] },
-  'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, arrayOf({ type: 'object' })], errors: [404] },
+  'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, ref('PlacementRun')], errors: [404, 409, 422] },
+  'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, arrayOf(ref('PlacementRun'))], errors: [404] },
   'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])], errors: [422] },
   'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, ref('Lead')], errors: [409, 422] },
   'POST /v1/leads/webhook': {
@@ -181,13 +268,18 @@ const ROUTES: Record<string, RouteDoc> = {
   'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, ref('Lead')], errors: [404] },
   'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, obj({ erased: int }, ['erased'])], errors: [422] },
   'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },
-  'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, arrayOf(ref('Campaign'))] },
+  'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, arrayOf(ref('CampaignRow'))] },
   'POST /v1/campaigns': { summary: 'Create a campaign (DRAFT)', body: CreateCampaign, ok: [201, ref('Campaign')], errors: [422] },
   'GET /v1/campaigns/{id}': { summary: 'One campaign', ok: [200, ref('Campaign')], errors: [404] },
   'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status)', body: UpdateCampaign, ok: [200, ref('Campaign')], errors: [404, 422] },
   'DELETE /v1/campaigns/{id}': { summary: 'Archive a campaign', ok: [200, ref('Campaign')], errors: [404] },
   'GET /v1/campaigns/{id}/launch-check': { summary: 'What stands between the campaign and its launch', ok: [200, ref('LaunchCheck')], errors: [404] },
-  'POST /v1/campaigns/{id}/launch': { summary: 'Launch (422 with every problem at once)', ok: [200, ref('Campaign')], errors: [404, 422] },
+  'POST /v1/campaigns/{id}/launch': {
+    summary: 'Launch (422 with every problem at once)',
+    ok: [200, ref('LaunchedCampaign')],
+    errors: [404, 422],
+    errorBodies: { 422: 'LaunchRefused' },
+  },
   'POST /v1/campaigns/{id}/webhook-secret': {
     summary: 'Make (or replace) the campaign’s webhook secret, shown this once; the webhook then asks for it',
     ok: [201, obj({ campaignId: str, webhookSecret: str }, ['campaignId', 'webhookSecret'])],
@@ -279,7 +371,9 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         String(code),
         code === 400 && d.ok[1] === 'html'
           ? { description: 'An HTML page saying why, in plain words', ...html }
-          : SHARED[code]
+          : d.errorBodies?.[code]
+            ? { description: 'A sentence a user can read, and what it is about', ...jsonBody(ref(d.errorBodies[code]!)) }
+            : SHARED[code]
             ? { $ref: `#/components/responses/${SHARED[code]}` }
             : { description: 'A sentence a user can read', ...jsonBody(ref('Error')) },
       ]),

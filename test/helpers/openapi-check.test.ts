@@ -27,6 +27,11 @@ describe('the OpenAPI conformance check of the end-to-end tests', () => {
     // A refusal is an { error } sentence.
     expect(check.problem({ method: 'POST', path: '/v1/campaigns', status: 422, contentType: json, text: '{"message":"no"}' })).toMatch(/answered 422 .*must have required property 'error'/);
     expect(() => check.assert({ method: 'GET', path: '/v1/campaigns/c1', status: 200, contentType: json, text: '{"id":1}' })).toThrow(OpenApiMismatch);
+    // A $ref from one component to another (a domain's lastCheck is a check result, whose allOf holds the public six fields).
+    const domain = { id: 'd1', domainName: 'acme.test', lastCheck: { domain: 'acme.test', spf: 'MAYBE', dkim: 'PASS', dmarc: 'PASS', blocklists: {}, listUnsubscribeCheck: 'x', dkimSelector: null, details: {}, checkedAt: '2026-11-25T08:00:00.000Z' } };
+    expect(check.problem({ method: 'GET', path: '/v1/domains', status: 200, contentType: json, text: JSON.stringify([domain]) })).toMatch(/\/0\/lastCheck\/spf must be equal to one of the allowed values/);
+    domain.lastCheck.spf = 'PASS';
+    expect(check.problem({ method: 'GET', path: '/v1/domains', status: 200, contentType: json, text: JSON.stringify([domain]) })).toBeUndefined();
   });
 
   it('fails a status the operation does not list, a body where none is described, and a wrong media type', () => {

@@ -52,7 +52,8 @@ export class OpenApiChecker {
     this.ajv = new Ajv2020({ allErrors: true, strict: false });
     addFormats(this.ajv);
     // Component schemas are reached as they are written in the document: #/components/schemas/Name.
-    this.ajv.addSchema({ $id: 'openapi:components', $defs: doc.components?.schemas ?? {} });
+    const schemas = JSON.stringify(doc.components?.schemas ?? {}).replace(/"#\/components\/schemas\//g, '"#/$defs/');
+    this.ajv.addSchema({ $id: 'openapi:components', $defs: JSON.parse(schemas) });
     this.ops = Object.entries(doc.paths as Record<string, Record<string, Json>>)
       .flatMap(([template, methods]) =>
         Object.entries(methods).map(([method, op]) => {
