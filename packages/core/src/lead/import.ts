@@ -11,7 +11,7 @@ import { suppressionKey } from '../suppression/keys.ts';
 import { MAX_CSV_BYTES, readLeadCsv } from './csv.ts';
 import { counterChanges, leadItem, liveCampaign, planIngested, presentFields } from './index.ts';
 import { leadIdMaker } from './identity.ts';
-import { importLateFromItem, importLockFromItem, lapsed } from './entity.ts';
+import { fromItem as leadFromItem, importLateFromItem, importLockFromItem, lapsed } from './entity.ts';
 import * as campaignRows from '../campaign/entity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, legacyUniqueKey, runningImportIndex, runningImports } from './keys.ts';
@@ -430,7 +430,8 @@ async function work(
       if (isSuppressed(i)) return void counts.suppressed++;
       if (first.get(lead.email)! < k * BATCH + i) return void counts.duplicates++;
       if (found.has(legacy[i]!.pk)) return void counts.duplicates++;
-      const existing = found.get(leadKey(ids[i]!).pk);
+      const row = found.get(leadKey(ids[i]!).pk);
+      const existing = row && leadFromItem(row);
       // A row this import stored on an earlier try counts as imported, and is left as it is now.
       if (existing && existing.importId !== importId) return void counts.duplicates++;
       if (!existing) writes.push(leadItem(lead, ids[i]!, now, { importId }));
@@ -507,7 +508,7 @@ async function settleLates(deps: ImportDeps, importId: string, t: Totals): Promi
   const out = { ...t, fields: { ...t.fields } };
   for (const late of lates) {
     const row = rows.get(leadKey(late.leadId).pk);
-    if (row?.importId !== importId) continue;
+    if (!row || leadFromItem(row).importId !== importId) continue;
     out.imported--;
     out.duplicates++;
     for (const f of late.fields) out.fields[f] = (out.fields[f] ?? 0) - 1;
