@@ -160,47 +160,24 @@ const senderName = () => Object.entries(functions).find(([, f]) => (f as Functio
 function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; sender: Fn; apiId: Output; installation: Output }) {
   const topic = new p.Topic('Alarms');
   if (opts.alarmEmail) new p.TopicSubscription('AlarmsEmail', { topic: topic.arn, protocol: 'email', endpoint: opts.alarmEmail });
-  const common = { period: 300, evaluationPeriods: 1, treatMissingData: 'notBreaching' as const, alarmActions: [topic.arn] };
-  new p.MetricAlarm('SendDlqNotEmpty', {
-    ...common,
-    alarmDescription: 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).',
-    namespace: 'AWS/SQS',
-    metricName: 'ApproximateNumberOfMessagesVisible',
-    dimensions: { QueueName: on.dlqName },
-    statistic: 'Maximum',
-    threshold: 0,
-    comparisonOperator: 'GreaterThanThreshold',
-  });
-  new p.MetricAlarm('SenderErrors', {
-    ...common,
-    alarmDescription: 'The sender threw: see its log lines with level error.',
-    namespace: 'AWS/Lambda',
-    metricName: 'Errors',
-    dimensions: { FunctionName: on.sender.name },
-    statistic: 'Sum',
-    threshold: 0,
-    comparisonOperator: 'GreaterThanThreshold',
-  });
-  new p.MetricAlarm('Api5xx', {
-    ...common,
-    alarmDescription: 'The API answered 5xx more than 5 times in 5 minutes.',
-    namespace: 'AWS/ApiGateway',
-    metricName: '5xx',
-    dimensions: { ApiId: on.apiId },
-    statistic: 'Sum',
-    threshold: 5,
-    comparisonOperator: 'GreaterThanThreshold',
-  });
-  new p.MetricAlarm('BreakerTrips', {
-    ...common,
-    alarmDescription: 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.',
-    namespace: NAMESPACE,
-    metricName: 'BreakerTrips',
-    dimensions: { Installation: on.installation },
-    statistic: 'Sum',
-    threshold: 0,
-    comparisonOperator: 'GreaterThanThreshold',
-  });
+  const alarm = (name: string, alarmDescription: string, metric: [namespace: string, metricName: string, dimensions: Record<string, Output>], statistic: 'Sum' | 'Maximum', threshold: number) =>
+    new p.MetricAlarm(name, {
+      alarmDescription,
+      namespace: metric[0],
+      metricName: metric[1],
+      dimensions: metric[2],
+      statistic,
+      threshold,
+      comparisonOperator: 'GreaterThanThreshold',
+      period: 300,
+      evaluationPeriods: 1,
+      treatMissingData: 'notBreaching',
+      alarmActions: [topic.arn],
+    });
+  alarm('SendDlqNotEmpty', 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }], 'Maximum', 0);
+  alarm('SenderErrors', 'The sender threw: see its log lines with level error.', ['AWS/Lambda', 'Errors', { FunctionName: on.sender.name }], 'Sum', 0);
+  alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], 'Sum', 5);
+  alarm('BreakerTrips', 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.', [NAMESPACE, 'BreakerTrips', { Installation: on.installation }], 'Sum', 0);
 }
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
