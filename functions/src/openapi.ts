@@ -321,7 +321,7 @@ const responses: Record<string, Json> = {
   Unauthorized: errorResponse('No bearer token, or one that is expired or not valid'),
   NotFound: errorResponse('Nothing has this id (or an id longer than 512 bytes); also the answer to any path or method the API does not have'),
   Conflict: errorResponse('The request contradicts what is stored (a duplicate, a suppressed address, a value in use)'),
-  TooLarge: errorResponse('The request body is over 10 MB (any route), or a file over what the route takes'),
+  TooLarge: errorResponse('The request body is over 10 MB (any route), or a file over what the route takes. On AWS, API Gateway refuses a body over 10 MB itself, with a body of its own'),
   UnsupportedMediaType: errorResponse('The route takes Content-Type: application/json only'),
   Invalid: errorResponse('The request is well-formed but a value is wrong; the sentence names the field'),
   RateLimited: errorResponse('Too many requests this minute from this address (or a locked sign-in): retry after retryAfterMs', 'RetryLater', {
