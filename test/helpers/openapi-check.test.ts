@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OpenApiChecker, OpenApiMismatch } from './openapi-check.ts';
 
@@ -49,5 +50,47 @@ describe('the OpenAPI conformance check of the end-to-end tests', () => {
     const broken = JSON.parse(JSON.stringify(doc));
     broken.components.schemas.Mailbox.properties.dailyCap = { type: 'string' };
     expect(new OpenApiChecker(broken).problem({ method: 'POST', path: '/v1/mailboxes', status: 201, contentType: json, text: JSON.stringify(mailbox) })).toMatch(/\/dailyCap must be string/);
+  });
+});
+
+describe('the examples of docs/api.md', () => {
+  const md = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const section = md.slice(md.indexOf('## Every route, with an example'), md.indexOf('## Request bodies'));
+  const check = new OpenApiChecker();
+
+  it('name every operation of the document', () => {
+    const missing = Object.entries(check.doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`).filter((key) => !section.includes(key)),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('answer what the document says: each JSON answer is valid for the route of the curl before it', () => {
+    let curl: string | undefined;
+    let checked = 0;
+    const problems: string[] = [];
+    for (const [, lang, text] of section.matchAll(/```(\w*)\n([\s\S]*?)```/g)) {
+      if (lang === 'sh') {
+        curl = text!.replace(/\\\n/g, ' ').split('\n').filter((l) => l.includes('curl')).pop() ?? curl;
+        continue;
+      }
+      if (lang !== 'json' || !curl) continue;
+      const method = /-X (\w+)/.exec(curl)?.[1] ?? (/ -d | -F /.test(curl) ? 'POST' : 'GET');
+      const path = /\$BASE([^\s"']+)/.exec(curl)?.[1] ?? '';
+      if (path === '/v1/openapi.json') continue; // a jq excerpt of the document itself
+      const op = check.operationFor(method, path);
+      if (!op) {
+        problems.push(`no operation for ${method} ${path}`);
+        continue;
+      }
+      const body = JSON.parse(text!) as { error?: unknown };
+      const statuses = Object.keys(op.responses).map(Number);
+      const candidates = typeof body.error === 'string' ? statuses.filter((s) => s >= 400) : statuses.filter((s) => s < 300);
+      const seen = candidates.map((status) => check.problem({ method, path, status, contentType: 'application/json', text: JSON.stringify(body) }));
+      if (!seen.includes(undefined)) problems.push(seen.join(' | '));
+      checked++;
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(28);
   });
 });
