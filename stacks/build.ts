@@ -4,6 +4,7 @@
  * description into docs/openapi.json.
  */
 import { resolve } from 'node:path';
+import { writeOpenApiFile } from '../functions/src/openapi.ts';
 import { budgetOf, buildBundles, kib, root } from './bundles.ts';
 
 const out = resolve(root, 'dist/functions');
@@ -19,3 +20,7 @@ if (over) {
   console.error(`${over} bundle(s) over budget: see stacks/bundles.ts.`);
   process.exitCode = 1;
 }
+
+// The machine-readable API description, from the same generator GET /v1/openapi.json serves.
+writeOpenApiFile(resolve(root, 'docs/openapi.json'));
+console.log('docs/openapi.json written (OpenAPI 3.1, version 1.0.0)');
