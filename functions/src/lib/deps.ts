@@ -80,9 +80,7 @@ export function buildDeps(p: Platform, kits: readonly Kit[], env: NodeJS.Process
   const missing = (name: KitName) =>
     Object.fromEntries(PORTS[name].map((port) => [port, unavailable(port, `its handler names no ${name} kit (functions/src/lib/kits)`)]));
   return {
-    ...missing('mail'),
-    ...missing('ai'),
-    ...missing('uploads'),
+    ...Object.assign({}, ...(Object.keys(PORTS) as KitName[]).map(missing)),
     ...made,
     ...(p.blobs ? { blobs: p.blobs } : {}),
     store: p.store,

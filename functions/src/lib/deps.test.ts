@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { unitDeps } from '@outbound/core/testing/unit-deps';
+import { sealSecret } from '@outbound/core/secrets/index';
+import { functions } from '../manifest.ts';
+import { restrictTo } from './deps.ts';
+
+describe('what a function may reach (restrictTo, as the local runtime runs every handler)', () => {
+  const deps = unitDeps();
+
+  it('leaves out the kits, the queue and the sealing its manifest entry does not name', async () => {
+    const replies = restrictTo(deps, 'replies', functions.replies);
+    expect(() => replies.mailer.send({} as never, {} as never)).toThrow(/mailer is not available in this function: the replies function's manifest entry names no mail kit/);
+    expect(() => replies.ai.write({} as never)).toThrow(/names no ai kit/);
+    expect(() => replies.queue.enqueue([])).toThrow(/does not say it enqueues/);
+    await expect(sealSecret(replies.keys, 'x', { purpose: 'ai-key' })).rejects.toThrow(/may not seal a ai-key secret/);
+    // The installation's own secrets are made by whichever function needs one first.
+    await expect(sealSecret(replies.keys, 'x', { purpose: 'install-secret', name: 'JWT_SECRET' })).resolves.toBeTypeOf('string');
+  });
+
+  it('keeps what the entry names, the same adapters as the whole engine', async () => {
+    const sender = restrictTo(deps, 'sender', functions.sender);
+    expect(sender.mailer).toBe(deps.mailer);
+    expect(sender.ai).toBe(deps.ai);
+    expect(sender.queue).toBe(deps.queue);
+    await expect(sealSecret(sender.keys, 'x', { purpose: 'mailbox-oauth-refresh', mailboxId: 'm' })).resolves.toBeTypeOf('string');
+    // One view per function, so per-process caches keyed by its ports stay warm.
+    expect(restrictTo(deps, 'sender', functions.sender)).toBe(sender);
+  });
+});
