@@ -167,7 +167,7 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
     console.log(`  raw: the send path's store requests alone against the same DynamoDB Local: ${rawStore.toFixed(0)} emails/s; ratio ${(steady / rawStore).toFixed(3)}x`);
     console.log(
       `  store requests on the send path: ${(counted.sender / sent).toFixed(2)} per email ${JSON.stringify(counted.senderBy)}; ` +
-        `${((counted.sender - warm.dynamo) / Math.max(1, sent - warm.sent)).toFixed(2)} per email after the first ${warm.sent} (each mailbox's first send also reads its domain)`,
+        `${((counted.sender - warm.dynamo) / Math.max(1, sent - warm.sent)).toFixed(2)} per email after the first ${warm.sent} (a process's first sends also read the installation's secrets)`,
     );
     console.log(`  store requests in all (dispatcher, planning, launch included): ${(counted.total / sent).toFixed(2)} per email ${JSON.stringify(counted.allBy)}`);
     console.log(`  KMS requests: ${counted.kms} in all, ${counted.kms - warm.kms} after the first ${warm.sent} emails (${((counted.kms - warm.kms) / Math.max(1, sent - warm.sent)).toFixed(3)} per email)`);

@@ -28,6 +28,7 @@ export function refOf(job: Job): JobRef {
   const ref: JobRef = {};
   if (job.kind) ref.kind = job.kind;
   if (job.mailboxId) ref.mailboxId = job.mailboxId;
+  if (job.domainId) ref.domainId = job.domainId;
   return { ...ref, ...kindOf(job).refOf(job) };
 }
 

@@ -179,7 +179,7 @@ export async function recordSent(
         },
       },
       ...(next && MOVES_ON.has(from)
-        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId }, now)
+        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId, domainId: s.mailbox.domainId }, now)
         : []),
     ];
   };

@@ -34,6 +34,8 @@ export const Job = z.looseObject({
   dueAt: z.number(),
   /** The planned mailbox, then the one the claim chose. */
   mailboxId: z.string().optional(),
+  /** That mailbox's domain (it never changes for a mailbox): the send's first batch reads it with the mailbox. */
+  domainId: z.string().optional(),
   /** SMTP tries. */
   attempts: z.number().default(0),
   /** Sends that threw (sender.ts, countError). */

@@ -14,6 +14,7 @@ export interface NewJob {
   step: number;
   dueAt: number;
   mailboxId?: string;
+  domainId?: string;
 }
 
 /**
@@ -29,6 +30,8 @@ export interface JobSpec {
   group: string;
   dueAt: number;
   mailboxId?: string;
+  /** The planned mailbox's domain, so the send reads it in its first batch. */
+  domainId?: string;
   /** What the kind's planner reads (lead and campaign, run and seed, ...). */
   fields: Record<string, unknown>;
 }
@@ -39,6 +42,7 @@ export function newJob(spec: JobSpec, now: number): Item {
     ...(spec.kind ? { kind: spec.kind } : {}),
     ...spec.fields,
     mailboxId: spec.mailboxId,
+    ...(spec.domainId ? { domainId: spec.domainId } : {}),
     dueAt: spec.dueAt,
     state: 'SCHEDULED',
     attempts: 0,
@@ -50,7 +54,7 @@ export function newJob(spec: JobSpec, now: number): Item {
 /** A campaign step for one lead: keyed by lead and step, so planning it twice writes the same key. */
 export function jobItem(j: NewJob, now: number): Item {
   return newJob(
-    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, mailboxId: j.mailboxId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
+    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, mailboxId: j.mailboxId, domainId: j.domainId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
     now,
   );
 }

@@ -28,13 +28,13 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pic
   const now = deps.clock.now();
   const spacing = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
   return (index: number) => {
-    if (!usable.length) return { dueAt: now, mailboxId: undefined };
+    if (!usable.length) return { dueAt: now, mailboxId: undefined, domainId: undefined };
     const i = offset + index;
     const mailbox = usable[i % usable.length]!;
     const turn = Math.floor(i / usable.length);
     const cap = dailyCapOf(mailbox);
     const day = Math.floor(turn / cap);
-    return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: mailbox.id };
+    return { dueAt: now + day * DAY + (turn % cap) * spacing, mailboxId: mailbox.id, domainId: mailbox.domainId };
   };
 }
 
@@ -91,8 +91,7 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  */
 export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<void> {
   const slot = await firstEmailPlan(deps, campaign, 0);
-  const { dueAt, mailboxId } = slot(0);
-  if (await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, dueAt, mailboxId }, deps.clock.now())) {
+  if (await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0) }, deps.clock.now())) {
     await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
   }
 }

@@ -73,9 +73,13 @@ export function rememberDomain(deps: Pick<Deps, 'store'>, mailbox: Pick<Mailbox,
   known.set(mailbox.id, mailbox.domainId);
 }
 
-/** What deciding on one mailbox reads: the mailbox, its count for the day, its breaker pair, its domain when known. */
-export function mailboxReads(deps: Pick<Deps, 'store'>, mailboxId: string, now: number, breakerCampaignId: string | undefined): Key[] {
-  const domainId = domainOfMailbox.get(deps.store)?.get(mailboxId);
+/**
+ * What deciding on one mailbox reads: the mailbox, its count for the day, its
+ * breaker pair, and its domain when known (seen before in this process, or
+ * named by the job, which the planner gave the planned mailbox's domain).
+ */
+export function mailboxReads(deps: Pick<Deps, 'store'>, mailboxId: string, now: number, breakerCampaignId: string | undefined, domainHint?: string): Key[] {
+  const domainId = domainOfMailbox.get(deps.store)?.get(mailboxId) ?? domainHint;
   return [
     mailboxKey(mailboxId),
     dailyCapKey(mailboxId, utcDay(now)),
@@ -86,5 +90,5 @@ export function mailboxReads(deps: Pick<Deps, 'store'>, mailboxId: string, now: 
 
 /** The first batch of a send: the job and everything its ref lets us name before reading it. */
 export function firstReads(deps: Pick<Deps, 'store'>, jobId: string, ref: JobRef | undefined, kindReads: Key[], now: number): Key[] {
-  return [jobKey(jobId), queueSwitchKey, ...kindReads, ...(ref?.mailboxId ? mailboxReads(deps, ref.mailboxId, now, ref.campaignId) : [])];
+  return [jobKey(jobId), queueSwitchKey, ...kindReads, ...(ref?.mailboxId ? mailboxReads(deps, ref.mailboxId, now, ref.campaignId, ref.domainId) : [])];
 }

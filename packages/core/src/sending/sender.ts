@@ -117,7 +117,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   const kind = kindOf(job);
   const ref = refOf(job);
   // A message without ids (queued by an older version) or with stale ones: what is missing, in one more batch.
-  await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId) : [])]);
+  await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId, ref.domainId) : [])]);
 
   // AI copy is kept with the job, whatever happens next: a retry never pays the provider twice.
   let keep: { aiBody?: string } = {};
@@ -219,7 +219,7 @@ async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mail
   const now = deps.clock.now();
   const day = utcDay(now);
   const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...c.keep },
+    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...c.keep },
     wallNow: deps.wallClock.now(),
   });
   const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = [
@@ -355,7 +355,7 @@ async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: numbe
       waitUntil = Math.min(waitUntil, slot);
       continue;
     }
-    // Its domain: read with the mailbox when this process has seen the mailbox before.
+    // Its domain: read with the mailbox when the job named it or this process has seen the mailbox before.
     await read.fetch(deps, [domainKey(mailbox.domainId)]);
     return wait > 0 ? { mailbox, wait } : { mailbox };
   }
