@@ -2,7 +2,8 @@ import type { ImapFlow, ListResponse } from 'imapflow';
 import { InboxReadError, type InboxBatch, type InboxCursor, type MailReader, type Placement } from '@outbound/core/ports/mail-reader';
 import type { ServerLogin } from '@outbound/core/ports/mail';
 import { parseInbound } from './inbound-parse.ts';
-import { imapClient, imapFailureReason, locate } from './transport.ts';
+import { imapClient } from './imap-client.ts';
+import { imapFailureReason, locate } from './transport.ts';
 
 type Resolver = (host: string) => Promise<string>;
 

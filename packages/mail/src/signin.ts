@@ -6,7 +6,8 @@
 import { Socket } from 'node:net';
 import { createTransport } from 'nodemailer';
 import type { SignInFailure, SignInResult } from '@outbound/core/ports/mail';
-import { classifyImapSignIn, classifySmtpSignIn, imapClient, locate, messageOf, type ServerLogin } from './transport.ts';
+import { imapClient } from './imap-client.ts';
+import { classifyImapSignIn, classifySmtpSignIn, locate, messageOf, type ServerLogin } from './transport.ts';
 
 export type { SignInFailure, SignInResult, ServerLogin };
 

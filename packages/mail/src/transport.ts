@@ -1,13 +1,13 @@
 /**
  * The transport kit every mail adapter shares (the sign-in check, the
  * mailer, the IMAP reader): where to connect and whether the address is
- * trusted, an IMAP client under the engine's TLS rules, and the sorting of
- * connection and sign-in failures into the ports' reasons.
+ * trusted, and the sorting of connection and sign-in failures into the
+ * ports' reasons. No mail library here: the mailer alone must not carry
+ * imapflow (imap-client.ts has the IMAP client).
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { getSystemErrorName } from 'node:util';
-import { ImapFlow } from 'imapflow';
 import type { ServerLogin as PortLogin, SignInFailure, SignInResult } from '@outbound/core/ports/mail';
 
 const NO_ENCRYPTION = 'server offers no encryption';
@@ -77,33 +77,6 @@ export function isLoopback(ipOrHost: string): boolean {
  * Resolves the host once, here, so that the address judged private is the address
  * connected to (a second lookup by the library could answer differently).
  */
-/**
- * An IMAP client under the engine's transport rules: STARTTLS whenever
- * offered, and required (with a verified certificate) unless the address is
- * loopback or private. Shared by the sign-in check and the Sent-folder lookup.
- */
-export function imapClient(login: ServerLogin, target: Target, secure: boolean, timeoutMs: number): ImapFlow {
-  const client = new ImapFlow({
-    host: target.ip,
-    port: login.port,
-    secure,
-    servername: target.servername,
-    // undefined = STARTTLS when offered; true = refuse to continue without it.
-    doSTARTTLS: !secure && !target.trusted ? true : undefined,
-    // XOAUTH2 when the mailbox is connected with OAuth (imapflow picks the mechanism from accessToken).
-    auth: login.accessToken ? { user: login.user, accessToken: login.accessToken } : { user: login.user, pass: login.pass },
-    logger: false,
-    disableAutoIdle: true,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    tls: { rejectUnauthorized: target.verifyCert },
-  });
-  // ImapFlow also reports failures as 'error' events; the rejected promise carries them.
-  client.on('error', () => {});
-  return client;
-}
-
 /** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
 export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
   const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
