@@ -8,7 +8,7 @@
 import { build, type Metafile } from 'esbuild';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { functions, type FunctionDef } from '../functions/src/manifest.ts';
+import { functions, type FunctionDef, type KitName } from '../functions/src/manifest.ts';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -17,16 +17,21 @@ export const root = resolve(import.meta.dirname, '..');
  * DynamoDB, KMS and SQS clients, zod, middy, core) stays under the base; a
  * kit adds its libraries. docs/deploy.md lists the figures.
  */
-export const BUDGET_KIB = { base: 1_300, mail: 2_800, ai: 700, uploads: 350 } as const;
+export const BUDGET_KIB = { base: 1_300, mail: 2_800, smtp: 400, ai: 700, uploads: 350 } as const;
 
 export const budgetOf = (def: FunctionDef): number => BUDGET_KIB.base + (def.uses ?? []).reduce((sum, kit) => sum + BUDGET_KIB[kit], 0);
 
-/** Packages only a kit may bring: a bundle of a function without the kit must not hold them. */
-export const KIT_PACKAGES = {
-  mail: ['nodemailer', 'imapflow', 'mailparser', 'libmime'],
-  ai: ['openai', '@anthropic-ai/sdk'],
-  uploads: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-} as const;
+/** Packages only kits bring, with the kits that may: a bundle of a function naming none of them must not hold the package. */
+export const KIT_PACKAGES: Record<string, KitName[]> = {
+  nodemailer: ['mail', 'smtp'],
+  imapflow: ['mail'],
+  mailparser: ['mail'],
+  libmime: ['mail'],
+  openai: ['ai'],
+  '@anthropic-ai/sdk': ['ai'],
+  '@aws-sdk/client-s3': ['uploads'],
+  '@aws-sdk/s3-request-presigner': ['uploads'],
+};
 
 export interface Bundle {
   name: string;

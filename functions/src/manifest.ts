@@ -34,8 +34,8 @@ export interface RouteDef {
   jsonOnly?: boolean;
 }
 
-/** Adapter kits with heavy libraries a function may carry (functions/src/lib/kits): SMTP and IMAP, the AI SDKs, S3. */
-export type KitName = 'mail' | 'ai' | 'uploads';
+/** Adapter kits with heavy libraries a function may carry (functions/src/lib/kits): SMTP and IMAP, SMTP alone, the AI SDKs, S3. */
+export type KitName = 'mail' | 'smtp' | 'ai' | 'uploads';
 
 /** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
 export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key';
@@ -241,7 +241,8 @@ export const functions = {
   sender: {
     handler: 'queues/send.ts',
     consumes: 'send',
-    uses: ['mail', 'ai'],
+    // Sends (nodemailer) and writes copy (the AI SDKs); it never signs in to or reads a mailbox over IMAP.
+    uses: ['smtp', 'ai'],
     // Hands back what it had no time for; queues an acceptance the store could not record.
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],

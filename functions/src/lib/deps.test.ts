@@ -9,7 +9,7 @@ describe('what a function may reach (restrictTo, as the local runtime runs every
 
   it('leaves out the kits, the queue and the sealing its manifest entry does not name', async () => {
     const replies = restrictTo(deps, 'replies', functions.replies);
-    expect(() => replies.mailer.send({} as never, {} as never)).toThrow(/mailer is not available in this function: the replies function's manifest entry names no mail kit/);
+    expect(() => replies.mailer.send({} as never, {} as never)).toThrow(/mailer is not available in this function: the replies function's manifest entry names no mail or smtp kit/);
     expect(() => replies.ai.write({} as never)).toThrow(/names no ai kit/);
     expect(() => replies.queue.enqueue([])).toThrow(/does not say it enqueues/);
     await expect(sealSecret(replies.keys, 'x', { purpose: 'ai-key' })).rejects.toThrow(/may not seal a ai-key secret/);

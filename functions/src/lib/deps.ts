@@ -55,12 +55,17 @@ export interface Kit {
   make(c: KitContext): Partial<Deps>;
 }
 
-/** The ports each kit fills. */
+/** The ports each kit fills (the mail kit's mailer is the smtp kit's). */
 const PORTS: Record<KitName, (keyof Deps)[]> = {
   mail: ['signIn', 'mailer', 'mailReader'],
+  smtp: ['mailer'],
   ai: ['ai'],
   uploads: ['blobs'],
 };
+
+/** Every port a kit fills, with the kits that fill it. */
+const KITS_OF = new Map<keyof Deps, KitName[]>();
+for (const [kit, ports] of Object.entries(PORTS) as [KitName, (keyof Deps)[]][]) for (const port of ports) KITS_OF.set(port, [...(KITS_OF.get(port) ?? []), kit]);
 
 /** A port the function was built without: any use says which kit its handler must name. */
 function unavailable(port: string, what: string): never {
@@ -77,10 +82,9 @@ function unavailable(port: string, what: string): never {
  */
 export function buildDeps(p: Platform, kits: readonly Kit[], env: NodeJS.ProcessEnv = {}): Deps {
   const made: Partial<Deps> = Object.assign({}, ...kits.map((k) => k.make({ ...p, env })));
-  const missing = (name: KitName) =>
-    Object.fromEntries(PORTS[name].map((port) => [port, unavailable(port, `its handler names no ${name} kit (functions/src/lib/kits)`)]));
+  const missing = [...KITS_OF].map(([port, by]) => [port, unavailable(port, `its handler names no ${by.join(' or ')} kit (functions/src/lib/kits)`)]);
   return {
-    ...Object.assign({}, ...(Object.keys(PORTS) as KitName[]).map(missing)),
+    ...Object.fromEntries(missing),
     ...made,
     ...(p.blobs ? { blobs: p.blobs } : {}),
     store: p.store,
@@ -122,9 +126,9 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
     decryptDataKey: (ciphertext, context) => deps.keys.decryptDataKey(ciphertext, context),
   };
   view = { ...deps, keys };
-  for (const kit of Object.keys(PORTS) as KitName[]) {
-    if (uses.has(kit)) continue;
-    for (const port of PORTS[kit]) Object.assign(view, { [port]: unavailable(port, `the ${name} function's manifest entry names no ${kit} kit`) });
+  for (const [port, by] of KITS_OF) {
+    if (by.some((kit) => uses.has(kit))) continue;
+    Object.assign(view, { [port]: unavailable(port, `the ${name} function's manifest entry names no ${by.join(' or ')} kit`) });
   }
   if (!def.enqueues) view.queue = unavailable('queue', `the ${name} function's manifest entry does not say it enqueues`);
   byName.set(name, view);

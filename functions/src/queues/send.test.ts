@@ -12,7 +12,7 @@ import { created, unitDeps } from '@outbound/core/testing/unit-deps';
 import { functions, queues } from '../manifest.ts';
 import { withDeps } from '../lib/deps.ts';
 import { AI_TIMEOUT_MS } from '../lib/kits/ai.ts';
-import { SMTP_PHASE_TIMEOUT_MS } from '../lib/kits/mail.ts';
+import { SMTP_PHASE_TIMEOUT_MS } from '../lib/kits/smtp.ts';
 import { handler } from './send.ts';
 
 const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as Context;

@@ -4,7 +4,7 @@ import type { QueueMessage } from '@outbound/core/ports/queue';
 import { HandBack, sendJob } from '@outbound/core/sending/sender';
 import { getDeps, lambda } from '../lib/deps.ts';
 import { aiKit } from '../lib/kits/ai.ts';
-import { mailKit } from '../lib/kits/mail.ts';
+import { smtpKit } from '../lib/kits/smtp.ts';
 
 /** Records of one batch sent at once: each goes from its own mailbox, so they never wait on one another. */
 const AT_ONCE = 10;
@@ -49,4 +49,4 @@ async function run(event: SQSEvent, context?: Partial<Context>): Promise<SQSBatc
   return { batchItemFailures };
 }
 
-export const handler = lambda(run, [mailKit, aiKit]);
+export const handler = lambda(run, [smtpKit, aiKit]);
