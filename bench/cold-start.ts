@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBundles, kib, root } from '../stacks/bundles.ts';
+import { BUNDLE_OPTIONS, buildBundles, kib, root } from '../stacks/bundles.ts';
 
 const LOADS = 5;
 
@@ -33,7 +33,7 @@ export async function coldStartFigures() {
     console.log('\nCold starts (each bundle loaded in a new Node process, median of 5):');
     const floorEntry = join(dir, 'floor.ts');
     await writeFile(floorEntry, "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const handler = () => new DynamoDBClient({});\n");
-    await build({ entryPoints: [floorEntry], outfile: join(dir, 'floor.mjs'), bundle: true, platform: 'node', format: 'esm', minify: true, target: 'node22', nodePaths: [join(root, 'node_modules')], logLevel: 'error', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    await build({ ...BUNDLE_OPTIONS, entryPoints: [floorEntry], outfile: join(dir, 'floor.mjs'), nodePaths: [join(root, 'node_modules')] });
     const floor = loadMs(join(dir, 'floor.mjs'));
     console.log(`  floor (DynamoDB client alone)   ${floor.toFixed(0).padStart(5)} ms`);
     const bundles = (await buildBundles(join(dir, 'build'))).sort((a, b) => a.bytes - b.bytes);

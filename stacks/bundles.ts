@@ -5,7 +5,7 @@
  * `npm run build`, by the bundle tests (budgets, and a smoke run of every
  * bundle with no node_modules) and by the bench (cold starts).
  */
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { functions, type FunctionDef, type KitName } from '../functions/src/manifest.ts';
@@ -33,6 +33,18 @@ export const KIT_PACKAGES: Record<string, KitName[]> = {
   '@aws-sdk/s3-request-presigner': ['uploads'],
 };
 
+/** How every Lambda bundle is built: ESM for Node 22, minified, dependencies inside. */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  minify: true,
+  // ESM bundles of CommonJS dependencies need a require of their own.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
 export interface Bundle {
   name: string;
   def: FunctionDef;
@@ -46,20 +58,7 @@ export async function buildBundles(outDir: string): Promise<Bundle[]> {
   return Promise.all(
     (Object.entries(functions) as [string, FunctionDef][]).map(async ([name, def]) => {
       const file = resolve(outDir, `${name}.mjs`);
-      const result = await build({
-        entryPoints: [resolve(root, 'functions/src', def.handler)],
-        outfile: file,
-        bundle: true,
-        platform: 'node',
-        target: 'node22',
-        format: 'esm',
-        minify: true,
-        sourcemap: true,
-        metafile: true,
-        // ESM bundles of CommonJS dependencies need a require of their own.
-        banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-        logLevel: 'warning',
-      });
+      const result = await build({ ...BUNDLE_OPTIONS, entryPoints: [resolve(root, 'functions/src', def.handler)], outfile: file, sourcemap: true, metafile: true });
       return { name, def, file, bytes: (await stat(file)).size, packages: packagesIn(result.metafile) };
     }),
   );
