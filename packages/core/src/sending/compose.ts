@@ -4,7 +4,7 @@ import { fillPlaceholders, renderCopy } from '../copy/placeholders.ts';
 import { isEuRecipient } from '../guardrails/disclosure.ts';
 import { buildFooter } from '../guardrails/footer.ts';
 import { unsubscribeUrl } from '../guardrails/unsubscribe.ts';
-import { newId } from '../ids.ts';
+import { messageIdAt } from '../ids.ts';
 import type { OutgoingEmail } from '../ports/mailer.ts';
 import type { Campaign } from '../campaign/entity.ts';
 import type { Domain } from '../domain/entity.ts';
@@ -154,7 +154,7 @@ export function wrapEmail(p: {
     to: p.to,
     subject: p.subject,
     text: `${p.body.trimEnd()}\n\n${footer}\n`,
-    messageId: `${newId().toLowerCase()}@${p.domain.domainName}`,
+    messageId: messageIdAt(p.domain.domainName),
     ...(previous.length ? { inReplyTo: previous[previous.length - 1], references: previous } : {}),
     headers: {
       'List-Unsubscribe': `<${p.unsubscribeUrl}>`,
