@@ -369,6 +369,25 @@ describe.each([
     for (const pk of ['REFUSE#new', 'REFUSE#idx', 'REFUSE#tx', 'REFUSE#tx0']) expect(await store.get({ pk, sk: 'R' })).toBeUndefined();
   });
 
+  it('refuses keys over DynamoDB\'s limits (partition 2,048 bytes, sort 1,024, on the table and its indexes), on reads and writes', async () => {
+    // Multi-byte characters count by their UTF-8 bytes: 1,024 × "é" is 2,048 bytes.
+    const pkMax = 'P'.repeat(2048 - 1) + 'p';
+    const skMax = 'é'.repeat(512);
+    await store.put({ pk: pkMax, sk: skMax, gsi1pk: 'K'.repeat(2048), gsi1sk: 's'.repeat(1024) });
+    expect(await store.get({ pk: pkMax, sk: skMax })).toMatchObject({ pk: pkMax });
+    const longPk = 'P'.repeat(2049);
+    const longSk = 'é'.repeat(513);
+    await refused(store.put({ pk: longPk, sk: 'S' }));
+    await refused(store.put({ pk: 'KEYS#1', sk: longSk }));
+    await refused(store.put({ pk: 'KEYS#2', sk: 'S', gsi1pk: longPk, gsi1sk: 'x' }));
+    await refused(store.put({ pk: 'KEYS#3', sk: 'S', gsi1pk: 'x', gsi1sk: 's'.repeat(1025) }));
+    await refused(store.update({ pk: longPk, sk: 'S' }, { set: { n: 1 } }));
+    await refused(store.get({ pk: longPk, sk: 'S' }));
+    // One key too long refuses the whole batch read: this is what a stranger's 3 kB "Message-ID" did to a mailbox's reading.
+    await refused(store.batchGet([{ pk: 'KEYS#ok', sk: 'S' }, { pk: `SENTMSG#${'word '.repeat(600)}`, sk: 'SENTMSG' }]));
+    for (const pk of ['KEYS#1', 'KEYS#2', 'KEYS#3']) expect(await store.get({ pk, sk: 'S' })).toBeUndefined();
+  });
+
   it('refuses an item over 400 KB, counting names as DynamoDB does, on put and on update', async () => {
     const key = { pk: 'SIZE#1', sk: 'S' };
     const room = 400 * 1024 - ('pk'.length + key.pk.length) - ('sk'.length + key.sk.length) - 'big'.length;

@@ -14,6 +14,8 @@
  * lets through: a `ValidationException` (not a core error: the adapter does
  * not translate it) for an empty update, two changes to one attribute, a
  * change to pk or sk, an index key that is not a non-empty string, a
+ * key over DynamoDB's size limits (2,048 bytes for a partition key, 1,024
+ * for a sort key, on the table and its indexes), a
  * malformed key condition or cursor, a transaction of no or
  * more than 100 operations or naming one item twice, duplicates in one batch
  * of 25; and a plain Error, as the SDK throws before sending, for a value it
@@ -64,6 +66,8 @@ type Stored = Record<string, AV>;
 
 const INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
 const MAX_ITEM_BYTES = 400 * 1024;
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
 const MAX_PAGE_BYTES = 1024 * 1024;
 
 const BINARY_TYPES = new Set([
@@ -330,7 +334,25 @@ function checkKeyAttr(attr: string, v: AV | undefined): string {
   if (v === undefined) throw new ValidationException('One of the required keys was not given a value');
   if (!('S' in v)) throw new ValidationException(`One or more parameter values were invalid: Type mismatch for key ${attr} expected: S`);
   if (v.S === '') throw emptyKey(attr);
+  checkKeySize(attr, v.S);
   return v.S;
+}
+
+/**
+ * DynamoDB's key limits: a partition key of at most 2,048 bytes and a sort
+ * key of at most 1,024 (UTF-8), on the table and on every index, for reads
+ * and writes alike (a query's key condition is not checked: DynamoDB Local
+ * answers it with nothing). A key built from what a stranger wrote (a quoted
+ * Message-ID) can pass them, and the unit tier must see that refusal too.
+ */
+function checkKeySize(attr: string, value: string): void {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (attr.endsWith('pk') && bytes > MAX_PARTITION_KEY_BYTES) {
+    throw new ValidationException(`One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of ${MAX_PARTITION_KEY_BYTES} bytes`);
+  }
+  if (attr.endsWith('sk') && bytes > MAX_SORT_KEY_BYTES) {
+    throw new ValidationException(`One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of ${MAX_SORT_KEY_BYTES} bytes`);
+  }
 }
 
 /** A Key as the adapter sends it ({ pk, sk } only), checked; returns its id. */
@@ -357,6 +379,7 @@ function checkItem(item: Stored, write: 'put' | 'update'): void {
           `One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${index}, IndexKey: ${attr}`,
         );
       }
+      checkKeySize(attr, v.S);
     }
   }
   // As the DynamoDB adapter answers DynamoDB's own refusal: a sentence for the client, not a fault.
