@@ -98,6 +98,10 @@ const components: Record<string, Json> = {
       id: str, campaignId: str, email: str, firstName: nullable(str), lastName: nullable(str), company: nullable(str),
       customFields: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
       status: { enum: ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] }, createdAt: str, updatedAt: str,
+      bounce: obj(
+        { status: str, reason: str, hard: bool, diagnostic: str, via: { enum: ['smtp', 'report'] }, confirmed: bool, at: str },
+        ['status', 'reason', 'hard', 'via', 'confirmed', 'at'],
+      ),
     },
     ['id', 'campaignId', 'email', 'customFields', 'status', 'createdAt'],
   ),

@@ -13,11 +13,11 @@ import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
-import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
+import { fromItem as leadFromItem, type Lead, type LeadBounce } from '../lead/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
 import * as suppression from '../suppression/index.ts';
-import { classify, snippetOf } from './classify.ts';
+import { classify, snippetOf, type Classified } from './classify.ts';
 import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './inbound.schema.ts';
 import { sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
@@ -26,14 +26,27 @@ export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'm
 
 export type { SentRef } from './inbound.schema.ts';
 
-export type Outcome = InboundKind | 'IGNORED';
+/** What a message turned out to do: SKIPPED when it could not be read or applied (logged, and the reading goes on). */
+export type Outcome = InboundKind | 'IGNORED' | 'SKIPPED';
+
+/**
+ * The longest Message-ID looked up. RFC 5322 sets no limit, but a genuine
+ * id is under a hundred characters, and a stranger's header turned into a
+ * `SENTMSG#` key past DynamoDB's 2,048 bytes would make the table refuse the
+ * whole batch read of a mailbox's messages.
+ */
+export const MAX_ID_LENGTH = 255;
+const lookable = (id: string) => id.length > 0 && Buffer.byteLength(id, 'utf8') <= MAX_ID_LENGTH;
+
+/** Every Message-ID a classified message may be tied to the engine's mail by: its own, the report's returned original, its thread. */
+function idsOf(m: InboundMessage, c: Classified): string[] {
+  const ids = [m.messageId, ...(c.kind === 'BOUNCE' || c.kind === 'COMPLAINT' ? [c.originalMessageId] : []), ...(c.kind === 'REPLY' || c.kind === 'AUTO_REPLY' ? c.threadIds : [])];
+  return ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase()).filter(lookable);
+}
 
 /** One lookup round for a whole read: every Message-ID the messages quote or carry. */
-export async function sentRefsOf(deps: Pick<Deps, 'store'>, messages: InboundMessage[]): Promise<Map<string, SentRef>> {
-  const ids = new Set<string>();
-  for (const m of messages) {
-    for (const id of [m.messageId, m.report?.original?.messageId, ...m.inReplyTo, ...m.references]) if (id) ids.add(id.toLowerCase());
-  }
+export async function sentRefsOf(deps: Pick<Deps, 'store'>, read: { m: InboundMessage; c: Classified }[]): Promise<Map<string, SentRef>> {
+  const ids = new Set(read.flatMap(({ m, c }) => idsOf(m, c)));
   if (!ids.size) return new Map();
   const found = await deps.store.batchGet([...ids].map(sentMessageKey));
   return new Map(found.map((item) => [item.pk.slice('SENTMSG#'.length), sentRefFromItem(item)]));
@@ -86,47 +99,120 @@ async function pinnedRowsOf(deps: D, email: string, mailboxId: string): Promise<
   return rows.sort((a, b) => (b.lastSentAt ?? '').localeCompare(a.lastSentAt ?? ''));
 }
 
-/** The leads a report names: the returned original's Message-ID when it is one of ours for that address, else the address's rows mailed from this mailbox. */
-async function reportedLeads(deps: D, address: string, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<Lead[]> {
+/**
+ * A report (RFC 3464 and the notices like it, RFC 5965 and the providers' complaint formats) names
+ * at most this many recipients that it changes. An email of the engine has one recipient, so a report
+ * about it names one (two when the server rewrote the address); a forged one naming every lead stops here.
+ */
+export const MAX_REPORT_RECIPIENTS = 5;
+
+/**
+ * The lead a report is about, and whether the report proved it. Confirmed: the returned original
+ * carries a Message-ID the engine sent to this very address (Message-IDs are unguessable), so the
+ * report may change the address everywhere. Unconfirmed: anyone can write a report naming an address,
+ * so it reaches only that address's lead most recently mailed from this mailbox.
+ */
+async function reportedLead(deps: D, address: string | undefined, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<{ lead: Lead; confirmed: boolean } | undefined> {
   const ref = originalId ? refs.get(originalId) : undefined;
   if (ref) {
     const row = await deps.store.get(leadKey(ref.leadId));
     const lead = row && leadFromItem(row);
-    if (lead && !lead.erased && lead.email.toLowerCase() === address) return [lead];
+    // A complaint may name no recipient (providers redact it): the returned email says who it was.
+    if (lead && !lead.erased && (address === undefined || lead.email.toLowerCase() === address)) return { lead, confirmed: true };
   }
-  return pinnedRowsOf(deps, address, mailboxId);
+  if (address === undefined) return undefined;
+  const [lead] = await pinnedRowsOf(deps, address, mailboxId);
+  return lead && { lead, confirmed: false };
 }
 
 const iso = (deps: Pick<Deps, 'clock'>) => new Date(deps.clock.now()).toISOString();
 
-/** Classifies one message of a mailbox's INBOX and applies what it means. */
-export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage, refs: Map<string, SentRef>): Promise<Outcome> {
+/** A message read and what it was taken for; `c` is undefined when it could not be classified. */
+export interface Read {
+  m: InboundMessage;
+  c: Classified | undefined;
+}
+
+/**
+ * Applies a batch of a mailbox's messages, oldest first, each on its own: a message that cannot be
+ * classified or applied (whatever it holds) is skipped with a log line and the ones after it are
+ * applied as usual, so one hostile message never stops a mailbox's reading.
+ */
+export async function applyMessages(deps: D, mailbox: Mailbox, messages: InboundMessage[]): Promise<Outcome[]> {
+  const read: Read[] = messages.map((m) => ({ m, c: guarded(deps, mailbox, m, () => classify(m, mailbox.email)) }));
+  const refs = await sentRefsOf(deps, read.filter((r): r is { m: InboundMessage; c: Classified } => r.c !== undefined));
+  const outcomes: Outcome[] = [];
+  for (const { m, c } of read) outcomes.push(c ? await applyOnce(deps, mailbox, m, c, refs) : 'SKIPPED');
+  return outcomes;
+}
+
+function guarded<T>(deps: D, mailbox: Mailbox, m: InboundMessage, work: () => T): T | undefined {
+  try {
+    return work();
+  } catch (err) {
+    skipped(deps, mailbox, m, 'classified', err);
+    return undefined;
+  }
+}
+
+function skipped(deps: D, mailbox: Mailbox, m: InboundMessage, could: 'classified' | 'applied', err: unknown): void {
+  deps.metrics.count('InboundSkipped');
+  deps.log.warn(`inbound message skipped: it could not be ${could}`, { mailboxId: mailbox.id, uid: m.uid, err });
+}
+
+/** A message's effects, tried twice (a passing fault of the store) before it is skipped. */
+async function applyOnce(deps: D, mailbox: Mailbox, m: InboundMessage, c: Classified, refs: Map<string, SentRef>): Promise<Outcome> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      return await applyMessage(deps, mailbox, m, c, refs);
+    } catch (err) {
+      last = err;
+    }
+  }
+  skipped(deps, mailbox, m, 'applied', last);
+  return 'SKIPPED';
+}
+
+/** Applies what one classified message of a mailbox's INBOX means. Safe to run again on the same message. */
+export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage, c: Classified, refs: Map<string, SentRef>): Promise<Outcome> {
   // The engine's own sent copy carries a Message-ID it wrote.
   if (m.messageId && refs.has(m.messageId.toLowerCase())) return 'IGNORED';
-  const c = classify(m, mailbox.email);
   const mailboxId = mailbox.id;
   switch (c.kind) {
     case 'BOUNCE': {
       let any = false;
-      for (const r of c.recipients) {
-        for (const lead of await reportedLeads(deps, r.recipient, c.originalMessageId, mailboxId, refs)) {
-          any = true;
-          await record(deps, 'BOUNCE', mailbox, m, lead, { fromEmail: r.recipient, snippet: `${r.status} ${r.diagnostic ?? ''}`.trim().slice(0, 200) });
-          await bounce(deps, lead, mailboxId);
-        }
+      for (const r of cappedReport(deps, mailbox, m, c.recipients)) {
+        const found = await reportedLead(deps, r.recipient, c.originalMessageId, mailboxId, refs);
+        if (!found) continue;
+        any = true;
+        const { lead, confirmed } = found;
+        const diagnostic = r.diagnostic?.slice(0, 300);
+        const note: LeadBounce = { status: r.status, reason: r.reason, hard: r.hard, ...(diagnostic ? { diagnostic } : {}), via: 'report', confirmed, at: new Date(m.receivedAt).toISOString() };
+        const fresh = await record(deps, 'BOUNCE', mailbox, m, lead, {
+          fromEmail: r.recipient,
+          snippet: `${r.status} ${r.diagnostic ?? ''}`.trim().slice(0, 200),
+          status: r.status,
+          reason: r.reason,
+          hard: r.hard,
+          confirmed,
+        });
+        if (r.hard) await bounce(deps, lead, mailboxId, note);
+        else if (fresh) await softBounce(deps, lead, note);
       }
       return any ? 'BOUNCE' : 'IGNORED';
     }
     case 'COMPLAINT': {
       let any = false;
-      for (const address of c.recipients) {
-        for (const lead of await reportedLeads(deps, address, c.originalMessageId, mailboxId, refs)) {
-          any = true;
-          await record(deps, 'COMPLAINT', mailbox, m, lead, { fromEmail: address });
-          await suppression.suppress(deps, address, 'complaint');
-          await suppressEverywhere(deps, address);
-          await cancelOpenJobs(deps, lead.id, 'the recipient complained');
-        }
+      // Providers often redact the complaining address; the returned email still says whose it was.
+      const named: (string | undefined)[] = c.recipients.length ? c.recipients : [undefined];
+      for (const address of cappedReport(deps, mailbox, m, named)) {
+        const found = await reportedLead(deps, address, c.originalMessageId, mailboxId, refs);
+        if (!found) continue;
+        any = true;
+        const { lead, confirmed } = found;
+        await record(deps, 'COMPLAINT', mailbox, m, lead, { fromEmail: lead.email, confirmed });
+        await complain(deps, lead, confirmed);
       }
       return any ? 'COMPLAINT' : 'IGNORED';
     }
@@ -157,17 +243,60 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
   }
 }
 
-/** RFC 3464 permanent failure: the lead bounced, the address is suppressed everywhere, and the pair's breaker counts one bounce, once. */
-async function bounce(deps: D, lead: Lead, mailboxId: string): Promise<void> {
-  const moved = await transition(deps, lead, 'BOUNCED', { campaign: { set: { lastActivityAt: iso(deps) } } });
+/** The first MAX_REPORT_RECIPIENTS recipients of a report; the rest are logged, never applied. */
+function cappedReport<T>(deps: D, mailbox: Mailbox, m: InboundMessage, recipients: T[]): T[] {
+  if (recipients.length > MAX_REPORT_RECIPIENTS) {
+    deps.log.warn('a report names more recipients than an email of the engine has: only the first are read', { mailboxId: mailbox.id, uid: m.uid, named: recipients.length, read: MAX_REPORT_RECIPIENTS });
+  }
+  return recipients.slice(0, MAX_REPORT_RECIPIENTS);
+}
+
+/**
+ * A hard bounce: the lead is BOUNCED and its open jobs cancelled. Confirmed by the returned
+ * email, the address is also suppressed everywhere and the pair's breaker counts one bounce
+ * (once: only the move that made the lead BOUNCED counts, so a report read twice counts once).
+ */
+async function bounce(deps: D, lead: Lead, mailboxId: string, note: LeadBounce): Promise<void> {
+  const moved = await transition(deps, lead, 'BOUNCED', { set: { bounce: note }, campaign: { set: { lastActivityAt: iso(deps) } } });
+  await cancelOpenJobs(deps, lead.id, 'the address bounced');
+  if (!note.confirmed) {
+    if (moved) {
+      deps.metrics.count('UnconfirmedReports');
+      deps.log.warn('a bounce report returned no email the engine sent to this address: only this lead stopped, nothing suppressed or counted', { leadId: lead.id, mailboxId });
+    }
+    return;
+  }
   await suppression.suppress(deps, lead.email, 'bounce');
   await suppressEverywhere(deps, lead.email, lead.id);
-  await cancelOpenJobs(deps, lead.id, 'the address bounced');
-  // Counted only by the move that made the lead BOUNCED, so a report read twice (or a second copy) counts once.
   if (moved) {
     deps.metrics.count('Bounces');
     await breaker.recordBounce(deps, lead.campaignId, mailboxId);
   }
+}
+
+/** A soft bounce (full mailbox, rate limit, the sender's reputation...): noted on the lead's row, nothing stops. */
+async function softBounce(deps: D, lead: Lead, note: LeadBounce): Promise<void> {
+  deps.metrics.count('SoftBounces');
+  try {
+    // A lead already BOUNCED keeps the hard bounce it shows.
+    await deps.store.update(leadKey(lead.id), { set: { bounce: note }, if: { and: [{ itemExists: true }, { attr: 'status', op: '<>', value: 'BOUNCED' }] } });
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
+}
+
+/**
+ * A complaint: confirmed by the returned email, the address is suppressed in every campaign;
+ * unconfirmed, only this lead's sequence ends (SUPPRESSED), and the list is left alone.
+ */
+async function complain(deps: D, lead: Lead, confirmed: boolean): Promise<void> {
+  if (confirmed) {
+    await suppression.suppress(deps, lead.email, 'complaint');
+    await suppressEverywhere(deps, lead.email);
+  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: ['gsi4pk', 'gsi4sk'] })) {
+    deps.metrics.count('UnconfirmedReports');
+  }
+  await cancelOpenJobs(deps, lead.id, 'the recipient complained');
 }
 
 /**

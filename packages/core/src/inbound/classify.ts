@@ -9,9 +9,15 @@
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { isPermanentFailure, parseDeliveryStatus, parseFeedbackReport, type DsnRecipient } from './reports.ts';
 
+export type BounceReason = 'user-unknown' | 'host-unknown' | 'mailbox-disabled' | 'has-moved' | 'filtered' | 'mailbox-full' | 'rate-limited' | 'too-many-connections' | 'blocked' | 'reputation' | 'policy' | 'spam-detected' | 'virus-detected' | 'content-rejected' | 'auth-failure' | 'relaying-denied' | 'syntax-error' | 'message-too-big' | 'expired' | 'network-error' | 'system-error' | 'not-accepted' | 'unknown';
+export interface BouncedRecipient extends DsnRecipient {
+  reason: BounceReason;
+  hard: boolean;
+}
+
 export type Classified =
   /** RFC 3464 report with at least one permanent failure; `recipients` come from the report, never from free text. */
-  | { kind: 'BOUNCE'; recipients: DsnRecipient[]; originalMessageId?: string }
+  | { kind: 'BOUNCE'; recipients: BouncedRecipient[]; originalMessageId?: string }
   /** RFC 5965 feedback report (a complaint); recipients from Original-Rcpt-To, else the returned original's To. */
   | { kind: 'COMPLAINT'; recipients: string[]; originalMessageId?: string }
   /** RFC 3834 automatic answer (out of office, vacation, autoresponder). */
@@ -56,7 +62,7 @@ export const threadIdsOf = (m: Pick<InboundMessage, 'inReplyTo' | 'references'>)
 
 export function classify(m: InboundMessage, mailboxEmail: string): Classified {
   if (m.report?.type === 'delivery-status') {
-    const recipients = parseDeliveryStatus(m.report.fields).filter(isPermanentFailure);
+    const recipients = parseDeliveryStatus(m.report.fields).filter(isPermanentFailure).map((r) => ({ ...r, reason: 'unknown' as const, hard: true }));
     // A delay (4.x.x) or a success notice changes nothing.
     if (!recipients.length) return { kind: 'IGNORE', reason: 'a delivery report without a permanent failure' };
     return { kind: 'BOUNCE', recipients, originalMessageId: m.report.original?.messageId?.toLowerCase() };

@@ -6,7 +6,8 @@ import { inboundKey, leadInboundIndex, replyIndexes } from './keys.ts';
  * What an inbound message turned out to be (docs/inbound.md):
  * - REPLY: the lead answered; the sequence stops and the reply is listed;
  * - AUTO_REPLY: an out-of-office or other automatic answer; recorded, nothing stops;
- * - BOUNCE: a delivery-status report of a permanent failure; the lead bounced;
+ * - BOUNCE: a notice that an email could not be delivered: hard (the lead
+ *   bounced) or soft (noted; nothing stops);
  * - COMPLAINT: a feedback report; the address is suppressed.
  */
 export const InboundKind = z.enum(['REPLY', 'AUTO_REPLY', 'BOUNCE', 'COMPLAINT']);
@@ -24,6 +25,12 @@ export const InboundRecord = z.object({
   snippet: z.string(),
   /** The IMAP server's arrival time (INTERNALDATE), ISO 8601. */
   receivedAt: z.string(),
+  /** A bounce's status code, reason and weight (BOUNCE only). */
+  status: z.string().optional(),
+  reason: z.string().optional(),
+  hard: z.boolean().optional(),
+  /** A report that returned an email the engine sent to this address (BOUNCE and COMPLAINT); without it the effects stay on this lead. */
+  confirmed: z.boolean().optional(),
   /** An out-of-office reply's return day (YYYY-MM-DD), when it names one. */
   returnDate: z.string().optional(),
   erased: z.boolean().optional(),

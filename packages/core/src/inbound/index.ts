@@ -18,7 +18,7 @@ import { InboxReadError } from '../ports/mail-reader.ts';
 import type { Query } from '../ports/store.ts';
 import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
-import { applyMessage, sentRefsOf, type Outcome } from './apply.ts';
+import { applyMessages, type Outcome } from './apply.ts';
 import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './inbound.schema.ts';
 import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
 
@@ -52,6 +52,8 @@ export interface PollResult {
   bounces: number;
   complaints: number;
   autoReplies: number;
+  /** Messages that could not be read or applied: skipped with a log line, the reading went on. */
+  skipped: number;
   failed: number;
 }
 
@@ -79,7 +81,7 @@ export async function pollDue(deps: D, opts: { budgetMs?: number } = {}): Promis
   const started = deps.wallClock.now();
   const deadline = started + (opts.budgetMs ?? 45_000);
   const mailboxes = (await queryAll(deps.store, allMailboxes())).map(mailboxFromItem).filter(readable);
-  const result: PollResult = { mailboxes: 0, messages: 0, replies: 0, bounces: 0, complaints: 0, autoReplies: 0, failed: 0 };
+  const result: PollResult = { mailboxes: 0, messages: 0, replies: 0, bounces: 0, complaints: 0, autoReplies: 0, skipped: 0, failed: 0 };
   if (!mailboxes.length) return result;
   // Matched to their mailbox by key: a state row is keyed by its mailbox's id.
   const states = new Map((await deps.store.batchGet(mailboxes.map((m) => inboxStateKey(m.id)))).map((s) => [s.pk, s]));
@@ -101,6 +103,7 @@ export async function pollDue(deps: D, opts: { budgetMs?: number } = {}): Promis
       else if (o === 'BOUNCE') result.bounces++;
       else if (o === 'COMPLAINT') result.complaints++;
       else if (o === 'AUTO_REPLY') result.autoReplies++;
+      else if (o === 'SKIPPED') result.skipped++;
     }
   });
   return result;
@@ -151,8 +154,8 @@ export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, 
       if (cursor.uidValidity !== undefined && batch.uidValidity !== cursor.uidValidity) {
         deps.log.warn('inbox UIDVALIDITY changed; reading on from the mailbox start, already-applied messages change nothing', { mailboxId: id });
       }
-      const refs = await sentRefsOf(deps, batch.messages);
-      for (const m of batch.messages) outcomes.push(await applyMessage(deps, mailbox, m, refs));
+      // Each message on its own: one that cannot be read or applied is skipped (logged), and the cursor moves past it.
+      outcomes.push(...(await applyMessages(deps, mailbox, batch.messages)));
       cursor = { uidValidity: batch.uidValidity, lastUid: batch.lastUid };
       // Progress is kept after every round, so a reader stopped mid-inbox resumes where it was.
       if (!(await save(deps, id, leaseId, { ...cursor, leaseUntil: deps.wallClock.now() + LEASE_MS }))) return outcomes;

@@ -15,6 +15,25 @@ export const Thread = z.object({
 export type Thread = z.infer<typeof Thread>;
 
 /**
+ * The last bounce read for a lead, shown on its row. `hard`: the address is
+ * dead or refused for good and the lead is BOUNCED; soft (full mailbox, rate
+ * limit, the sender's reputation...): nothing stopped. `confirmed`: the report
+ * returned an email the engine sent to this address, so it counted install-wide
+ * (suppression, the bounce breaker); an unconfirmed report stops this lead only.
+ */
+export const LeadBounce = z.object({
+  status: z.string(),
+  reason: z.string(),
+  hard: z.boolean(),
+  diagnostic: z.string().optional(),
+  /** Where it was read: the SMTP server's answer at the send, or a report in the mailbox. */
+  via: z.enum(['smtp', 'report']),
+  confirmed: z.boolean(),
+  at: z.string(),
+});
+export type LeadBounce = z.infer<typeof LeadBounce>;
+
+/**
  * The row as stored. Loose: the row also carries its keys and index
  * attributes (the mailbox pin among them), which the API projection drops and
  * the sender's conditional writes read as they are. Names a lead was stored
@@ -38,6 +57,7 @@ export const Lead = z.looseObject({
   stepsSent: z.number().optional(),
   lastSentAt: z.string().optional(),
   repliedAt: z.string().optional(),
+  bounce: LeadBounce.optional(),
   endedBy: z.string().optional(),
   erased: z.boolean().optional(),
   erasedAt: z.string().optional(),

@@ -9,6 +9,12 @@ export type MetricName =
   | 'EmailsSent'
   /** A bounce: a 5xx at SMTP time or a delivery report read from the mailbox. */
   | 'Bounces'
+  /** A soft bounce read from a mailbox (full mailbox, rate limit, reputation...): noted, nothing stopped. */
+  | 'SoftBounces'
+  /** A bounce or complaint report that returned no email the engine sent to that address: only the mailbox's own lead stopped. */
+  | 'UnconfirmedReports'
+  /** An inbound message that could not be read or applied, skipped so the ones after it are read. */
+  | 'InboundSkipped'
   /** A reply read from a mailbox that stopped a lead's sequence. */
   | 'Replies'
   /** A campaign/mailbox pair the bounce breaker stopped. */
