@@ -24,6 +24,7 @@ import { campaign, domainWithAddress, eventually } from '../helpers/fixtures.ts'
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import * as inbound from '../fixtures/inbound.ts';
+import * as hostile from '../fixtures/hostile.ts';
 
 const run = promisify(execFile);
 const PASS = 'rep-password';
@@ -237,6 +238,39 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     const after = await engine.deps.store.query({ pk: `BREAKER#${campaignId}#${box.id}` });
     expect(after.items.reduce((n, d) => n + Number(d.bounces ?? 0), 0)).toBe(1);
     expect((await campaignRow(campaignId)).repliesCount).toBe(1);
+  });
+
+  it('hostile mail (a 3 kB bare-word In-Reply-To, 256 KB of regex bait) does not stop the reading: the reply after it is applied in the same poll; a forged DSN stops only its lead', async () => {
+    const box = await readMailbox('hostileco.com', 'hal');
+    const { campaignId, ids } = await launchWith(box.id, ['real@client.com', 'forged@client.com']);
+    const toReal = await firstTo('real@client.com');
+    const toForged = await firstTo('forged@client.com');
+    await eventually(async () => (await state(box.id))?.lastPolledAt, 20_000, 'a first read');
+
+    // Appended as a client files mail (nothing on the way checks it), in the order a reader meets them.
+    await dovecot.deliver(box.email, hostile.bareWordInReplyTo({ mailbox: box.email, from: 'prankster@elsewhere.com' }), 'INBOX', 'imap');
+    await dovecot.deliver(box.email, hostile.regexBait({ mailbox: box.email }), 'INBOX', 'imap');
+    // A report naming a lead, returning no email the engine sent: anyone could have written it.
+    await dovecot.deliver(box.email, inbound.postfixBounce({ mailbox: box.email, recipient: 'forged@client.com', originalMessageId: 'made-up.1@hostileco.com', originalSubject: toForged.subject!, status: '5.1.1', action: 'failed' }), 'INBOX', 'imap');
+    await dovecot.deliver(box.email, inbound.reply({ mailbox: box.email, from: 'real@client.com', subject: `Re: ${toReal.subject}`, body: 'Yes, let us talk.', inReplyTo: toReal.messageId }), 'INBOX', 'imap');
+    await readPast(box.id, 4);
+
+    // Read past all four with no failed read (no back-off), and the reply's effects were applied before the cursor moved past it.
+    const after = (await state(box.id))!;
+    expect(Number(after.failures ?? 0)).toBe(0);
+    expect(after.lastError).toBeUndefined();
+    expect((await lead(ids['real@client.com']!)).status).toBe('REPLIED');
+    const replies = (await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`)).body.replies;
+    expect(replies.map((r: { fromEmail: string }) => r.fromEmail)).toEqual(['real@client.com']);
+
+    // The forged report stopped the lead it names on this mailbox, and nothing install-wide.
+    const forged = await lead(ids['forged@client.com']!);
+    expect(forged.status).toBe('BOUNCED');
+    expect(forged.bounce).toMatchObject({ status: '5.1.1', hard: true, via: 'report', confirmed: false });
+    const days = await engine.deps.store.query({ pk: `BREAKER#${campaignId}#${box.id}` });
+    expect(days.items.reduce((n, d) => n + Number(d.bounces ?? 0), 0)).toBe(0);
+    const other = await campaign(engine.api);
+    expect((await engine.api.request('POST', '/v1/leads', { campaignId: other.id, email: 'forged@client.com' })).status).toBe(201);
   });
 
   it('a mailbox whose IMAP sign-in is refused shows ERROR with a reason and is not tried again in a loop', async () => {
