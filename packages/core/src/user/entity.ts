@@ -8,12 +8,17 @@ export const User = z.looseObject({
   passwordHash: z.string(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
-  /** Seconds since the epoch of the last password reset: tokens issued before it no longer sign in. */
+  /** When the password was last reset (epoch ms; seconds in rows written before 1.10): tokens issued before it no longer sign in. */
   passwordChangedAt: z.number().optional(),
+  /** Tags of the clients that signed in lately (never braked: auth BRAKE). */
+  knownClients: z.array(z.string()).optional(),
 });
 export type User = z.infer<typeof User>;
 
 export const fromItem = (item: Item): User => User.parse(item);
+
+/** A reset time in ms, from rows that kept it in seconds too (no epoch-ms time is below 10^11). */
+export const changedAtMs = (at: number): number => (at < 1e11 ? at * 1000 : at);
 
 /**
  * The streak of failed sign-ins of an address (kept whether or not the
@@ -22,6 +27,8 @@ export const fromItem = (item: Item): User => User.parse(item);
 export const LoginGuard = z.looseObject({
   attempts: z.number().default(0),
   lockedUntil: z.number().optional(),
+  /** The brake: wall ms before which no unknown client's password is checked. */
+  nextCheckAt: z.number().optional(),
   expiresAt: z.number().optional(),
 });
 export type LoginGuard = z.infer<typeof LoginGuard>;

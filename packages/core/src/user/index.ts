@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { Email, verb } from '../validate.ts';
-import { loginGuardKey, userKey } from './keys.ts';
+import { queryAll } from '../collections.ts';
+import { loginGuards, userKey } from './keys.ts';
 import { hashPassword } from './password.ts';
 import { fromItem } from './entity.ts';
 
@@ -27,9 +28,9 @@ export const upsert = verb(UserInput, async (deps: Pick<Deps, 'store' | 'wallClo
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
     // A reset ends every token issued before it (auth.authenticate compares their issue time).
-    ...(existing ? { passwordChangedAt: Math.floor(nowMs / 1000) } : {}),
+    ...(existing ? { passwordChangedAt: nowMs } : {}),
   });
   // A reset also lifts a lockout: whoever locked it out no longer holds the password that matters.
-  if (existing) await deps.store.delete(loginGuardKey(input.email));
+  if (existing) for (const guard of await queryAll(deps.store, loginGuards(input.email))) await deps.store.delete({ pk: guard.pk, sk: guard.sk });
   return { email: input.email, created: !existing };
 });
