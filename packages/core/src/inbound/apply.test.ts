@@ -182,4 +182,19 @@ describe('applying inbound messages', () => {
     expect(refusals).toBe(2);
     expect((await leads.get(deps, ids['bob@client.com']!)).status).toBe('CONTACTED');
   });
+
+  it('erasing an address reaches what it wrote in another lead\'s thread (a colleague answering)', async () => {
+    const deps = unitDeps();
+    const { box, campaignId, messageIds } = await sentTo(deps, ['ann@client.com']);
+    const colleague = message({ from: 'cat@client.com', subject: 'Re: Hi Ann', text: 'Ann left; I run this now. Call me at 555-0101.', inReplyTo: [messageIds['ann@client.com']!] });
+    expect(await applyTwice(deps, box, colleague)).toEqual(['REPLY', 'REPLY']);
+    expect((await listReplies(deps, { campaignId })).replies[0]).toMatchObject({ fromEmail: 'cat@client.com', subject: 'Re: Hi Ann' });
+    await leads.erase(deps, { email: 'cat@client.com' });
+    const [r] = (await listReplies(deps, { campaignId })).replies;
+    expect(r).toMatchObject({ subject: '', snippet: '' });
+    expect(JSON.stringify(r)).not.toContain('cat@client.com');
+    const everything = JSON.stringify(await deps.store.query({ index: 'gsi3', pk: `LEAD#${r.leadId}#INBOUND` }));
+    expect(everything).not.toContain('cat@client.com');
+    expect(everything).not.toContain('555-0101');
+  });
 });

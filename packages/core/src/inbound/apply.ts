@@ -72,6 +72,7 @@ async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMe
     receivedAt: new Date(m.receivedAt).toISOString(),
     ...extra,
   };
+  if (r.fromEmail) r.fromHash = await suppression.addressHash(deps, r.fromEmail);
   try {
     await deps.store.put(inboundToItem(r), { if: { itemExists: false } });
     return true;

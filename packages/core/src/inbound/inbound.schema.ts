@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
-import { inboundKey, leadInboundIndex, replyIndexes } from './keys.ts';
+import { inboundKey, leadInboundIndex, replyIndexes, senderInboundIndex } from './keys.ts';
 
 /**
  * What an inbound message turned out to be (docs/inbound.md):
@@ -34,6 +34,8 @@ export const InboundRecord = z.object({
   /** An out-of-office reply's return day (YYYY-MM-DD), when it names one. */
   returnDate: z.string().optional(),
   erased: z.boolean().optional(),
+  /** The keyed hash of fromEmail (the suppression list's), for erasure by address; absent on records older than 1.10 and once erased. */
+  fromHash: z.string().optional(),
 });
 export type InboundRecord = z.infer<typeof InboundRecord>;
 
@@ -43,6 +45,7 @@ export function inboundToItem(r: InboundRecord): Item {
     ...inboundKey(r.id),
     ...(r.kind === 'REPLY' ? replyIndexes(r.id, r.campaignId, ms) : {}),
     ...leadInboundIndex(r.id, r.leadId, ms),
+    ...(r.fromHash ? senderInboundIndex(r.id, r.fromHash, ms) : {}),
     ...r,
   };
 }

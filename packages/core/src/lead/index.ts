@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
 import { ConditionFailedError, ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
-import type { TransactOp } from '../ports/store.ts';
+import type { Item, TransactOp } from '../ports/store.ts';
 import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
@@ -18,7 +18,7 @@ import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/planning.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
-import { inboundOfLead } from '../inbound/keys.ts';
+import { inboundOfLead, inboundOfSender, SENDER_INDEX_ATTRS } from '../inbound/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -243,6 +243,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     }
     erased++;
   }
+  await eraseInboundFrom(deps, email);
   return { erased };
 }
 
@@ -256,10 +257,16 @@ async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promis
 
 /** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
 async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
-  for (const item of await queryAll(deps.store, inboundOfLead(leadId))) {
-    await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate'] });
-  }
+  for (const item of await queryAll(deps.store, inboundOfLead(leadId))) await blankInbound(deps, item, leadId);
 }
+
+/** What came from the address, whichever lead it was matched to (a colleague answering in a lead's thread). */
+async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: string): Promise<void> {
+  for (const item of await queryAll(deps.store, inboundOfSender(await suppression.addressHash(deps, email)))) await blankInbound(deps, item, String(item.leadId));
+}
+
+const blankInbound = (deps: Pick<Deps, 'store'>, item: Item, leadId: string) =>
+  deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate', 'fromHash', ...SENDER_INDEX_ATTRS] });
 
 /** Hard delete of one row; the campaign's counters follow. The address's hash stays, so a link already sent can still unsubscribe it. */
 export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, id: string): Promise<void> {
