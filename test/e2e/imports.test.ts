@@ -130,6 +130,12 @@ describe('the upload link (files too large for a request body on AWS)', { timeou
     expect(put.status).toBe(200);
     const { final } = await untilDone(api, ticket.body.importId);
     expect(final).toMatchObject({ status: 'COMPLETED', received: 1502, imported: 1501, invalid: 1 });
+    // The file is gone with its import, and the link cannot put it back.
+    expect(await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)).toBeUndefined();
+    const again = await fetch(ticket.body.upload.url, { method: 'PUT', headers: ticket.body.upload.headers, body: csv });
+    expect(again.status).toBe(403);
+    expect(((await again.json()) as { error: string }).error).toMatch(/used already/);
+    expect(await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)).toBeUndefined();
     const stored = await queryAll(engine.deps.store, leadsOfCampaign(c.id));
     // CSV-injection neutralising, as on every ingest path.
     expect(stored.find((l) => l.email === 'formula@imports.example')?.firstName).toBe('\'=HYPERLINK("x")');

@@ -16,11 +16,13 @@ export interface LocalBlobs extends Blobs {
  * Blobs in a folder of DATA_DIR (or in memory), and signed upload links to
  * the engine's own address. A stored blob calls `onStored`, as S3's event
  * starts the worker on AWS. Upload links are signed with a key made at start,
- * so a link ends with the process.
+ * so a link ends with the process, and each works once.
  */
 export function localBlobs(opts: { dir: string | 'memory'; baseUrl: () => string; onStored: (key: string) => void }): LocalBlobs {
   const memory = new Map<string, Buffer>();
   const signingKey = randomBytes(32);
+  // A link works once: used again after its import ended, it would put the file back where no worker reads or deletes it.
+  const used = new Set<string>();
   // Keys are made by core (`imports/<id>.csv`); anything else never reaches the disk.
   const pathOf = (key: string) => {
     if (!/^[A-Za-z0-9/_.-]{1,200}$/.test(key) || key.includes('..')) throw new Error(`Not a blob key: ${key}`);
@@ -83,6 +85,13 @@ export function localBlobs(opts: { dir: string | 'memory'; baseUrl: () => string
         answer(403, 'This upload link has expired: ask for a new one.');
         return true;
       }
+      const link = given.toString();
+      if (used.has(link)) {
+        answer(403, 'This upload link has been used already: ask for a new one.');
+        return true;
+      }
+      // Taken before the body is read, so two uploads racing on one link cannot both land; a body of the wrong size gives it back.
+      used.add(link);
       // As S3 does for a signed Content-Length: the body must be exactly the size the link was made for.
       const chunks: Buffer[] = [];
       let total = 0;
@@ -92,6 +101,7 @@ export function localBlobs(opts: { dir: string | 'memory'; baseUrl: () => string
         chunks.push(chunk as Buffer);
       }
       if (total !== bytes) {
+        used.delete(link);
         answer(total > bytes ? 413 : 400, `The upload must be exactly ${bytes} bytes, the size given when the link was made.`);
         return true;
       }

@@ -190,7 +190,7 @@ describe('applying inbound messages', () => {
     expect(await applyTwice(deps, box, colleague)).toEqual(['REPLY', 'REPLY']);
     expect((await listReplies(deps, { campaignId })).replies[0]).toMatchObject({ fromEmail: 'cat@client.com', subject: 'Re: Hi Ann' });
     await leads.erase(deps, { email: 'cat@client.com' });
-    const [r] = (await listReplies(deps, { campaignId })).replies;
+    const r = (await listReplies(deps, { campaignId })).replies[0]!;
     expect(r).toMatchObject({ subject: '', snippet: '' });
     expect(JSON.stringify(r)).not.toContain('cat@client.com');
     const everything = JSON.stringify(await deps.store.query({ index: 'gsi3', pk: `LEAD#${r.leadId}#INBOUND` }));
