@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ApiKey } from '@outbound/core/ai-keys/index';
 import { LoginInput } from '@outbound/core/auth/index';
 import { CreateCampaign, UpdateCampaign } from '@outbound/core/campaign/campaign.schema';
+import { WARNING_CODES } from '@outbound/core/campaign/launch-check';
 import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema';
 import { ListQuery as ReplyListQuery } from '@outbound/core/inbound/index';
 import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
@@ -43,9 +44,8 @@ const arrayOf = (s: Json) => ({ type: 'array', items: s });
 const bool = { type: 'boolean' };
 const num = { type: 'number' };
 const time = { type: 'string', format: 'date-time' };
-const problemOf = (codes: string[]) => ({ type: 'object', properties: { code: { enum: codes }, message: str }, required: ['code', 'message'] });
+const problemOf = (codes: readonly string[]) => ({ type: 'object', properties: { code: { enum: [...codes] }, message: str }, required: ['code', 'message'] });
 const PROBLEM_CODES = ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'];
-const WARNING_CODES = ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN'];
 const counts = obj({ inbox: int, spam: int, missing: int }, ['inbox', 'spam', 'missing']);
 
 /**

@@ -23,12 +23,15 @@ async function hook(body: string, headers: Record<string, string> = {}) {
 const leadsOf = async (id: string) => (await engine.api.request('GET', `/v1/leads?campaignId=${id}`)).body.leads.map((l: { email: string }) => l.email).sort();
 
 describe('the webhook secret', () => {
-  it('once set, refuses requests without the secret or a signature of the body, and stores nothing from them', async () => {
+  it('once set, refuses requests without the secret or a fresh signature of the body, and stores nothing from them', async () => {
     const c = await campaign(engine.api);
     expect((await hook(JSON.stringify({ campaignId: c.id, email: 'open@hook.example' }))).status).toBe(200);
 
+    const warned = async () => (await engine.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.warnings.map((w: { code: string }) => w.code);
+    expect(await warned()).toContain('WEBHOOK_OPEN');
     const made = await engine.api.request('POST', `/v1/campaigns/${c.id}/webhook-secret`);
     expect(made.status).toBe(201);
+    expect(await warned()).not.toContain('WEBHOOK_OPEN');
     const secret = made.body.webhookSecret as string;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     // Shown once: the campaign says it is secured, and never says the secret.
@@ -42,12 +45,25 @@ describe('the webhook secret', () => {
     expect(none.status).toBe(401);
     expect(none.body.error).toMatch(/x-outbound-webhook-token/i);
     expect((await hook(body, { 'x-outbound-webhook-token': secret.slice(0, -1) + 'x' })).status).toBe(401);
-    const signatureOf = (text: string) => `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`;
+    const now = () => Math.floor(engine.wallClock.now() / 1000);
+    const signatureOf = (text: string, t = now()) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${text}`).digest('hex')}`;
     // A signature of other bytes (the attacker's words in a body the tool never signed) does not pass.
     expect((await hook(body.replace('Sig', 'Evil'), { 'x-outbound-signature': signatureOf(body) })).status).toBe(401);
+    // Nor one whose timestamp is more than 5 minutes off, nor a bare body HMAC (it could be replayed forever).
+    expect((await hook(body, { 'x-outbound-signature': signatureOf(body, now() - 301) })).status).toBe(401);
+    expect((await hook(body, { 'x-outbound-signature': signatureOf(body, now() + 301) })).status).toBe(401);
+    const bare = await hook(body, { 'x-outbound-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` });
+    expect(bare.status).toBe(401);
+    expect(bare.body.error).toMatch(/t=<unix seconds>,v1=/);
     expect(await leadsOf(c.id)).toEqual(['open@hook.example']);
 
-    expect((await hook(body, { 'x-outbound-signature': signatureOf(body) })).status).toBe(200);
+    const signed = signatureOf(body);
+    expect((await hook(body, { 'x-outbound-signature': signed })).status).toBe(200);
+    // The same request captured and sent again later is refused.
+    engine.wallClock.advance(5 * 60_000 + 1000);
+    const replayed = JSON.stringify({ campaignId: c.id, email: 'replayed@hook.example' });
+    const t = now() - 306;
+    expect((await hook(replayed, { 'x-outbound-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${replayed}`).digest('hex')}` })).status).toBe(401);
     const byToken = JSON.stringify({ campaignId: c.id, email: 'token@hook.example' });
     expect((await hook(byToken, { 'x-outbound-webhook-token': secret })).status).toBe(200);
     expect(await leadsOf(c.id)).toEqual(['open@hook.example', 'signed@hook.example', 'token@hook.example']);

@@ -4,7 +4,8 @@ import { hasMailingAddress, type Domain } from '../domain/entity.ts';
 import type { Campaign } from './entity.ts';
 
 export type ProblemCode = 'NO_SENDERS' | 'DOMAIN_NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'BOUNCE_PAUSED' | 'EMAIL_EMPTY' | 'STEP_EMPTY';
-export type WarningCode = 'SENDER_NAME_MISSING' | 'ALL_WARMING' | 'NO_LEADS' | 'FIELD_BLANK' | 'FIELD_UNKNOWN';
+export const WARNING_CODES = ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN', 'WEBHOOK_OPEN'] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
 export type Passed = 'SENDERS' | 'ADDRESSES' | 'UNSUBSCRIBE' | 'BOUNCE' | 'COPY';
 
 export interface Problem {
@@ -116,6 +117,13 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
   }
   if (usable.length && usable.every((m) => m.status === 'WARMING')) {
     warnings.push({ code: 'ALL_WARMING', message: 'Every mailbox of this campaign is still warming up: sending will be slow.' });
+  }
+
+  if (!campaign.webhookSecured) {
+    warnings.push({
+      code: 'WEBHOOK_OPEN',
+      message: 'Anyone who knows this campaign\'s id can add leads to it through POST /v1/leads/webhook: give it a webhook secret (POST /v1/campaigns/{id}/webhook-secret).',
+    });
   }
 
   const leads = campaign.leadsCount;

@@ -9,8 +9,9 @@ import type { Campaign } from '../campaign/entity.ts';
  * The public webhook's optional secret, per campaign. Without one, anyone who
  * knows a campaign id can add leads to it (the contract keeps the route
  * public); with one, a request must carry the secret itself
- * (`X-Outbound-Webhook-Token`) or an HMAC-SHA256 of its body under the secret
- * (`X-Outbound-Signature: sha256=<hex>`), or it is refused with 401.
+ * (`X-Outbound-Webhook-Token`) or a signature of its timestamp and body under
+ * the secret (`X-Outbound-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`,
+ * taken within 5 minutes of its timestamp), or it is refused with 401.
  */
 export const TOKEN_HEADER = 'x-outbound-webhook-token';
 export const SIGNATURE_HEADER = 'x-outbound-signature';
@@ -53,8 +54,22 @@ const same = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+/** A signed request is taken this long (wall clock) either side of its timestamp: a captured one cannot be replayed later. */
+export const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
+
+/** `t=<unix seconds>,v1=<hex>` (order free; several v1 while a sender rotates), or undefined when it is not that form. */
+function signatureParts(header: string): { t: number; v1: string[] } | undefined {
+  const parts = header.split(',').map((p) => p.trim().split('='));
+  const t = parts.find(([k]) => k === 't')?.[1];
+  const v1 = parts.filter(([k, v]) => k === 'v1' && v).map(([, v]) => v!.toLowerCase());
+  if (!t || !/^\d{1,12}$/.test(t) || !v1.length) return undefined;
+  return { t: Number(t), v1 };
+}
+
+const HOW = `send the secret in the ${TOKEN_HEADER} header, or sign the request (${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">)`;
+
 /** Throws 401 unless the request proves it knows the campaign's secret; campaigns without one take any request. */
-export async function verifyWebhook(deps: Pick<Deps, 'keys'>, campaign: Campaign, req: WebhookRequest): Promise<void> {
+export async function verifyWebhook(deps: Pick<Deps, 'keys' | 'wallClock'>, campaign: Campaign, req: WebhookRequest): Promise<void> {
   if (Buffer.byteLength(req.rawBody) > MAX_WEBHOOK_BODY_BYTES) {
     throw new ValidationError(`The body is larger than ${MAX_WEBHOOK_BODY_BYTES / 1024} KB: a lead is at most 50 custom fields of 2,000 characters.`);
   }
@@ -62,10 +77,15 @@ export async function verifyWebhook(deps: Pick<Deps, 'keys'>, campaign: Campaign
   const secret = await openSecretCached(deps.keys, campaign.sealedWebhookSecret, context(campaign.id));
   const token = req.headers[TOKEN_HEADER];
   if (token && same(token, secret)) return;
-  const signature = req.headers[SIGNATURE_HEADER];
-  const expected = `sha256=${createHmac('sha256', secret).update(req.rawBody).digest('hex')}`;
-  if (signature && same(signature.trim().toLowerCase(), expected)) return;
-  throw new UnauthorizedError(
-    `This campaign takes webhook leads only with its secret: send it in the ${TOKEN_HEADER} header, or sign the body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the body>).`,
-  );
+  const header = req.headers[SIGNATURE_HEADER];
+  if (!header) throw new UnauthorizedError(`This campaign takes webhook leads only with its secret: ${HOW}.`);
+  const signed = signatureParts(header);
+  // The signature covers a timestamp, so a captured request is refused once it is old (a bare body HMAC could be sent again forever).
+  if (!signed) throw new UnauthorizedError(`The signature is not in the form this engine checks: ${HOW}.`);
+  if (Math.abs(deps.wallClock.now() - signed.t * 1000) > SIGNATURE_TOLERANCE_MS) {
+    throw new UnauthorizedError('The signature\'s timestamp is more than 5 minutes away from now: sign each request when it is sent.');
+  }
+  const expected = createHmac('sha256', secret).update(`${signed.t}.${req.rawBody}`).digest('hex');
+  if (signed.v1.some((v) => same(v, expected))) return;
+  throw new UnauthorizedError(`The signature does not match: ${HOW}.`);
 }
