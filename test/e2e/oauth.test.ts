@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxStateKey } from '@outbound/core/inbound/keys';
 import { mailboxKey } from '@outbound/core/mailbox/keys';
+import { imapLogin, smtpTransport } from '@outbound/core/mailbox/access';
+import { fromItem as mailboxFromItem } from '@outbound/core/mailbox/entity';
 import { ManualClock, scaledClock } from '@outbound/core/ports/clock';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, eventually } from '../helpers/fixtures.ts';
@@ -38,21 +40,29 @@ const GOOGLE_USER = 'gina@gco.com';
 const MS_USER = 'mo@msco.com';
 
 beforeAll(async () => {
-  google = await startOAuthServer({ profile: 'google', users: { [GOOGLE_USER]: { name: 'Gina Google' }, 'someone@else.com': {} } });
+  google = await startOAuthServer({ profile: 'google', users: { [GOOGLE_USER]: { name: 'Gina Google' }, 'someone@else.com': {}, 'nameless@gco.com': { noEmail: true } } });
   microsoft = await startOAuthServer({ profile: 'microsoft', users: { [MS_USER]: { name: 'Mo Microsoft' } }, rotateRefreshTokens: true });
   // Dovecot asks the Google server about tokens: the Microsoft mailbox's IMAP port answers nobody (its reads fail quietly, by design of this test).
   const verify = (user: string, token: string) => [google, microsoft].some((s) => s.accessTokenUser(token) === user);
   smtp = await startSmtpServer({ oauth: { verify } });
   // XOAUTH2 only (as Outlook offers it): imapflow would take OAUTHBEARER when offered.
   dovecot = await startDovecot({}, { oauth2: { introspectionUrl: google.introspectUrl, mechanisms: ['xoauth2'] } });
+  // The installation's provider servers: an OAuth mailbox's token goes to these and nowhere else.
+  const smtpServer = { host: '127.0.0.1', port: smtp.port };
   engine = await startTestEngine({
     realTime: true,
     timeScale: 10_000,
     wallClock: wall,
     clock: scaledClock(10_000),
     oauth: {
-      google: { clientId: google.clientId, clientSecret: google.clientSecret, authUrl: google.authUrl, tokenUrl: google.tokenUrl, userinfoUrl: google.userinfoUrl },
-      microsoft: { clientId: microsoft.clientId, clientSecret: microsoft.clientSecret, authUrl: microsoft.authUrl, tokenUrl: microsoft.tokenUrl, userinfoUrl: microsoft.userinfoUrl },
+      google: {
+        clientId: google.clientId, clientSecret: google.clientSecret, authUrl: google.authUrl, tokenUrl: google.tokenUrl, userinfoUrl: google.userinfoUrl,
+        servers: { smtp: smtpServer, imap: { host: '127.0.0.1', port: dovecot.imapPort } },
+      },
+      microsoft: {
+        clientId: microsoft.clientId, clientSecret: microsoft.clientSecret, authUrl: microsoft.authUrl, tokenUrl: microsoft.tokenUrl, userinfoUrl: microsoft.userinfoUrl,
+        servers: { smtp: smtpServer, imap: { host: '127.0.0.1', port: await closedPort() } },
+      },
     },
   });
   await engine.api.login();
@@ -73,10 +83,8 @@ async function visit(url: string) {
 
 async function oauthMailbox(domainName: string, email: string, provider: 'GOOGLE' | 'MICROSOFT') {
   const domain = await domainWithAddress(engine.api, domainName);
-  const res = await engine.api.request('POST', '/v1/mailboxes', {
-    email, domainId: domain.id, provider, dailyCap: 1000,
-    smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: provider === 'GOOGLE' ? dovecot.imapPort : await closedPort(),
-  });
+  // No servers given: an OAuth mailbox uses its provider's (here the installation's stand-ins).
+  const res = await engine.api.request('POST', '/v1/mailboxes', { email, domainId: domain.id, provider, dailyCap: 1000 });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(res.body.status).toBe('PAUSED');
   return res.body as { id: string; email: string };
@@ -159,6 +167,26 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     expect(google.tokenRequests.refresh_token ?? 0).toBeLessThanOrEqual(1);
   });
 
+  it('an OAuth mailbox uses its provider\'s servers only: other hosts are refused at create, and a host written into its row never gets its token', async () => {
+    const domain = await domainWithAddress(engine.api, 'hostco.com');
+    for (const hosts of [{ imapHost: 'imap.attacker.example' }, { smtpHost: 'smtp.attacker.example' }, { imapHost: '127.0.0.1', imapPort: 1 }]) {
+      const res = await engine.api.request('POST', '/v1/mailboxes', { email: 'hal@hostco.com', domainId: domain.id, provider: 'GOOGLE', ...hosts });
+      expect(res.status, JSON.stringify(hosts)).toBe(422);
+      expect(res.body.error).toMatch(/uses Google's own servers .* app password/);
+    }
+    expect((await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === 'hal@hostco.com')).toBeUndefined();
+    // With an app password the owner may use any server (their own secret, their own choice).
+    const withPassword = await engine.api.request('POST', '/v1/mailboxes', { email: 'hal@hostco.com', domainId: domain.id, provider: 'GOOGLE', authPassword: 'app-password', smtpHost: 'smtp.mail.test', imapHost: 'imap.mail.test' });
+    expect(withPassword.status).toBe(201);
+
+    // A connected mailbox whose row names other servers (written before this rule, or by hand): its token still goes only to the provider's.
+    const box = (await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === GOOGLE_USER);
+    await engine.deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.attacker.example', imapPort: 993, smtpHost: 'smtp.attacker.example', smtpPort: 587 } });
+    const mailbox = mailboxFromItem((await engine.deps.store.get(mailboxKey(box.id)))!);
+    expect(await imapLogin(engine.deps, mailbox)).toMatchObject({ host: '127.0.0.1', port: dovecot.imapPort, user: GOOGLE_USER, accessToken: expect.any(String) });
+    expect(await smtpTransport(engine.deps, mailbox)).toMatchObject({ host: '127.0.0.1', port: smtp.port, auth: { type: 'oauth2' } });
+  });
+
   it('a bad, tampered, reused or expired state, or a refused exchange, answers a 400 page and changes nothing', async () => {
     const box = await oauthMailbox('msco.com', MS_USER, 'MICROSOFT');
     microsoft.signInAs(MS_USER);
@@ -201,6 +229,11 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     const { back: wrongUser } = await connect(google, 'google', gBox.id, 'someone@else.com');
     expect(wrongUser.status).toBe(400);
     expect(wrongUser.text).toContain('someone@else.com');
+    expect((await engine.deps.store.get(mailboxKey(gBox.id)))!.status).toBe('PAUSED');
+    // Signed in as an account whose address neither the profile nor the ID token names: refused too (it used to pass unchecked).
+    const { back: nameless } = await connect(google, 'google', gBox.id, 'nameless@gco.com');
+    expect(nameless.status).toBe(400);
+    expect(nameless.text).toContain('did not say which account signed in');
     expect((await engine.deps.store.get(mailboxKey(gBox.id)))!.status).toBe('PAUSED');
 
     // And the good path still works for Microsoft, with the profile's displayName.

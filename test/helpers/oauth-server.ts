@@ -12,8 +12,11 @@ import type { AddressInfo } from 'node:net';
 
 export interface OAuthServerOptions {
   profile: 'google' | 'microsoft';
-  /** Accounts that can sign in, with their display name (omitted from the profile when not given). */
-  users: Record<string, { name?: string }>;
+  /**
+   * Accounts that can sign in, with their display name (omitted from the profile when not given);
+   * `noEmail`: the profile and the ID token name no address (an account the engine cannot confirm).
+   */
+  users: Record<string, { name?: string; noEmail?: boolean }>;
   /** Access token lifetime in seconds (default 3600). */
   expiresIn?: number;
   /** Hand out a new refresh token with every refresh (Microsoft may). The old one keeps working until revoked. */
@@ -121,7 +124,8 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
   const idToken = (user: string, scope: string) => {
     const now = Math.floor(Date.now() / 1000);
     const name = opts.users[user]?.name;
-    const claims = { iss: origin, aud: clientId, sub: subject(user), email: user, email_verified: true, ...(name ? { name } : {}), iat: now, exp: now + lifetime, scope };
+    const email = opts.users[user]?.noEmail ? {} : { email: user, email_verified: true };
+    const claims = { iss: origin, aud: clientId, sub: subject(user), ...email, ...(name ? { name } : {}), iat: now, exp: now + lifetime, scope };
     // Unsigned (alg none): a test server's id_token is read, never trusted.
     return [{ alg: 'none', typ: 'JWT' }, claims].map((p) => b64url(Buffer.from(JSON.stringify(p)))).join('.') + '.';
   };
@@ -248,10 +252,11 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     if (!grant) return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer error="invalid_token"` });
     const { user } = grant;
     const name = opts.users[user]?.name;
+    const hidden = opts.users[user]?.noEmail;
     if (opts.profile === 'google') {
-      return json(res, 200, { sub: subject(user), email: user, email_verified: true, ...(name ? { name, given_name: name.split(' ')[0] } : {}) });
+      return json(res, 200, { sub: subject(user), ...(hidden ? {} : { email: user, email_verified: true }), ...(name ? { name, given_name: name.split(' ')[0] } : {}) });
     }
-    return json(res, 200, { id: subject(user), ...(name ? { displayName: name } : {}), mail: user, userPrincipalName: user });
+    return json(res, 200, { id: subject(user), ...(name ? { displayName: name } : {}), ...(hidden ? {} : { mail: user, userPrincipalName: user }) });
   }
 
   async function introspect(req: IncomingMessage, res: ServerResponse) {

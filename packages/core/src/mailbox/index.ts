@@ -13,6 +13,7 @@ import { CreateMailbox, UpdateMailbox } from './mailbox.schema.ts';
 import { checkSignIn } from './signin.ts';
 import { passwordContext } from './access.ts';
 import { inboxStateKey } from '../inbound/keys.ts';
+import { oauthServers, PROVIDERS, providerOf } from '../oauth/providers.ts';
 import { allMailboxes, mailboxEmailKey, mailboxKey } from './keys.ts';
 import { fromItem, toItem, type Mailbox } from './entity.ts';
 
@@ -44,6 +45,7 @@ export const create = verb(CreateMailbox, async (deps: Deps, input) => {
   }
   if (await deps.store.get(mailboxEmailKey(input.email))) throw new ConflictError(`The mailbox ${input.email} is already connected.`);
 
+  oauthHostsOnly(deps, input);
   await checkSignIn(deps, input);
 
   const id = newId();
@@ -72,6 +74,30 @@ export const create = verb(CreateMailbox, async (deps: Deps, input) => {
   }
   return toMailbox(mailbox);
 });
+
+/**
+ * A Google or Microsoft mailbox connected through OAuth uses its provider's servers only: its
+ * bearer token opens all of the account's mail, so a host typed here would receive it (and the
+ * owner's consent would pass the address check). Other servers need an app password.
+ */
+function oauthHostsOnly(deps: Pick<Deps, 'config'>, input: CreateMailbox): void {
+  const provider = input.provider === 'SMTP_CUSTOM' || input.authPassword ? undefined : providerOf(input.provider);
+  if (!provider) return;
+  const servers = oauthServers(deps.config, provider);
+  const label = PROVIDERS[provider].label;
+  for (const [field, given, expected] of [
+    ['smtpHost', input.smtpHost, servers.smtp.host],
+    ['smtpPort', input.smtpPort, servers.smtp.port],
+    ['imapHost', input.imapHost, servers.imap.host],
+    ['imapPort', input.imapPort, servers.imap.port],
+  ] as const) {
+    if (given !== undefined && String(given).toLowerCase() !== String(expected).toLowerCase()) {
+      throw new ValidationError(
+        `${field}: a ${input.provider} mailbox connected through OAuth uses ${label}'s own servers (SMTP ${servers.smtp.host}:${servers.smtp.port}, IMAP ${servers.imap.host}:${servers.imap.port}): leave ${field} out, or give an app password (authPassword) to use other servers.`,
+      );
+    }
+  }
+}
 
 export async function list(deps: Pick<Deps, 'store'>) {
   return (await queryAll(deps.store, allMailboxes())).map((item) => toMailbox(fromItem(item)));

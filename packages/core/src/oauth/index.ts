@@ -18,7 +18,7 @@ import { parse } from '../validate.ts';
 import { oauthStateKey } from './keys.ts';
 import { stateFromItem } from './entity.ts';
 import { AuthorizeQuery, CallbackQuery, OAuthProvider, StateClaims } from './oauth.schema.ts';
-import { PROVIDERS } from './providers.ts';
+import { oauthServers, PROVIDERS } from './providers.ts';
 import { refreshTokenContext, forgetAccessToken } from './tokens.ts';
 
 /** An authorization must come back within this long (wall clock: TIME_SCALE never applies to tokens). */
@@ -141,7 +141,9 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
 
   const profile = await readProfile(deps, app, tokens, provider);
   const signedInAs = profileEmail(profile);
-  if (signedInAs && signedInAs !== mailbox.email.toLowerCase()) {
+  // Fails closed: without an address to compare, anyone's consent would connect the mailbox.
+  if (!signedInAs) throw refused(`${rules.label} did not say which account signed in, so the mailbox was not connected. Start the connection again.`);
+  if (signedInAs !== mailbox.email.toLowerCase()) {
     throw refused(`You signed in as ${signedInAs}, but this mailbox is ${mailbox.email}. Sign in with the mailbox's own account.`);
   }
   await connect(deps, mailbox, provider, tokens.refreshToken, profileName(profile, rules.nameField));
@@ -177,20 +179,20 @@ const profileName = (p: Record<string, unknown>, field: string) => {
   return typeof value === 'string' && value.trim() ? value.trim().slice(0, 80) : undefined;
 };
 
-/** The mailbox becomes sendable: the refresh token sealed, the provider's servers filled in where none were given. */
+/** The mailbox becomes sendable: the refresh token sealed, the provider's own servers set (whatever the row held). */
 async function connect(deps: D, mailbox: mailboxes.Mailbox, provider: OAuthProviderName, refreshToken: string, senderName: string | undefined) {
   const id = mailbox.id;
-  const rules = PROVIDERS[provider];
+  const servers = oauthServers(deps.config, provider);
   const now = new Date(deps.wallClock.now()).toISOString();
   await deps.store.update(mailboxKey(id), {
     set: {
       auth: 'oauth',
       status: 'ACTIVE',
       sealedRefreshToken: await sealSecret(deps.keys, refreshToken, refreshTokenContext(id)),
-      smtpHost: mailbox.smtpHost ?? rules.smtp.host,
-      smtpPort: mailbox.smtpPort ?? rules.smtp.port,
-      imapHost: mailbox.imapHost ?? rules.imap.host,
-      imapPort: mailbox.imapPort ?? rules.imap.port,
+      smtpHost: servers.smtp.host,
+      smtpPort: servers.smtp.port,
+      imapHost: servers.imap.host,
+      imapPort: servers.imap.port,
       // The first connection starts the inbox reading: nothing that arrived before it is classified.
       connectedAt: mailbox.connectedAt ?? now,
       ...(senderName ? { senderName } : {}),

@@ -1,4 +1,4 @@
-import type { OAuthApp, OAuthProviderName } from '../ports/oauth.ts';
+import type { MailServers, OAuthApp, OAuthProviderName } from '../ports/oauth.ts';
 
 /**
  * What the engine needs of each mail suite: the consent it asks for, where
@@ -12,7 +12,7 @@ export interface ProviderRules {
   scope: string;
   /** Extra authorization parameters: Google only grants a refresh token with offline access and a fresh consent. */
   extraParams: Record<string, string>;
-  endpoints: Omit<OAuthApp, 'clientId' | 'clientSecret'>;
+  endpoints: Omit<OAuthApp, 'clientId' | 'clientSecret' | 'servers'>;
   smtp: { host: string; port: number };
   imap: { host: string; port: number };
   nameField: string;
@@ -59,8 +59,9 @@ export const providerOf = (mailboxProvider: unknown): OAuthProviderName | undefi
 /**
  * The OAuth apps an installation has, from its environment's
  * `<PROVIDER>_CLIENT_ID`, `_CLIENT_SECRET` and the optional endpoint
- * overrides `_AUTH_URL`, `_TOKEN_URL`, `_USERINFO_URL` (tests point them at a
- * local server). A provider without both client values is not set up.
+ * overrides `_AUTH_URL`, `_TOKEN_URL`, `_USERINFO_URL`, `_SMTP_HOST`,
+ * `_SMTP_PORT`, `_IMAP_HOST`, `_IMAP_PORT` (tests point them at local
+ * servers). A provider without both client values is not set up.
  */
 export function oauthAppsFromEnv(env: Record<string, string | undefined>): Partial<Record<OAuthProviderName, OAuthApp>> {
   const apps: Partial<Record<OAuthProviderName, OAuthApp>> = {};
@@ -75,7 +76,21 @@ export function oauthAppsFromEnv(env: Record<string, string | undefined>): Parti
       authUrl: v('AUTH_URL') ?? rules.endpoints.authUrl,
       tokenUrl: v('TOKEN_URL') ?? rules.endpoints.tokenUrl,
       userinfoUrl: v('USERINFO_URL') ?? rules.endpoints.userinfoUrl,
+      servers: {
+        smtp: { host: v('SMTP_HOST') ?? rules.smtp.host, port: Number(v('SMTP_PORT') ?? rules.smtp.port) },
+        imap: { host: v('IMAP_HOST') ?? rules.imap.host, port: Number(v('IMAP_PORT') ?? rules.imap.port) },
+      },
     };
   }
   return apps;
+}
+
+/**
+ * The mail servers an OAuth mailbox of this provider uses: the installation's (its OAuth app's
+ * servers), else the provider's own. Never the ones a caller typed: a mailbox's bearer token,
+ * good for all of its mail, must reach only its provider.
+ */
+export function oauthServers(config: { oauth?: Partial<Record<OAuthProviderName, OAuthApp>> }, provider: OAuthProviderName): MailServers {
+  const rules = PROVIDERS[provider];
+  return config.oauth?.[provider]?.servers ?? { smtp: rules.smtp, imap: rules.imap };
 }

@@ -12,6 +12,17 @@ export interface OAuthApp {
   authUrl: string;
   tokenUrl: string;
   userinfoUrl: string;
+  /**
+   * The provider's own mail servers, which OAuth mailboxes always use (their
+   * bearer tokens go nowhere else); absent means the provider's public ones.
+   * Tests point them at local servers.
+   */
+  servers?: MailServers;
+}
+
+export interface MailServers {
+  smtp: { host: string; port: number };
+  imap: { host: string; port: number };
 }
 
 export interface TokenSet {
