@@ -22,6 +22,8 @@ describe('engineOptionsFromEnv', () => {
       GOOGLE_CLIENT_ID: 'gid',
       GOOGLE_CLIENT_SECRET: 'gsecret',
       GOOGLE_TOKEN_URL: 'http://127.0.0.1:9/token',
+      GOOGLE_IMAP_HOST: '127.0.0.1',
+      GOOGLE_IMAP_PORT: '1143',
       MICROSOFT_CLIENT_ID: 'only-half',
     });
     expect(options.oauth).toEqual({
@@ -31,8 +33,10 @@ describe('engineOptionsFromEnv', () => {
         authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
         tokenUrl: 'http://127.0.0.1:9/token',
         userinfoUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
+        servers: { smtp: { host: 'smtp.gmail.com', port: 587 }, imap: { host: '127.0.0.1', port: 1143 } },
       },
     });
+    expect(() => engineOptionsFromEnv({ GOOGLE_CLIENT_ID: 'gid', GOOGLE_CLIENT_SECRET: 's', GOOGLE_SMTP_PORT: 'x' })).toThrow(/GOOGLE_SMTP_PORT: must be a port/);
   });
 
   it('keeps an empty PUBLIC_BASE_URL: an installation without a domain for the unsubscribe page', () => {

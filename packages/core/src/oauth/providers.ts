@@ -63,6 +63,13 @@ export const providerOf = (mailboxProvider: unknown): OAuthProviderName | undefi
  * `_SMTP_PORT`, `_IMAP_HOST`, `_IMAP_PORT` (tests point them at local
  * servers). A provider without both client values is not set up.
  */
+function portOf(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}: must be a port from 1 to 65535.`);
+  return port;
+}
+
 export function oauthAppsFromEnv(env: Record<string, string | undefined>): Partial<Record<OAuthProviderName, OAuthApp>> {
   const apps: Partial<Record<OAuthProviderName, OAuthApp>> = {};
   for (const [name, rules] of Object.entries(PROVIDERS) as [OAuthProviderName, ProviderRules][]) {
@@ -77,8 +84,8 @@ export function oauthAppsFromEnv(env: Record<string, string | undefined>): Parti
       tokenUrl: v('TOKEN_URL') ?? rules.endpoints.tokenUrl,
       userinfoUrl: v('USERINFO_URL') ?? rules.endpoints.userinfoUrl,
       servers: {
-        smtp: { host: v('SMTP_HOST') ?? rules.smtp.host, port: Number(v('SMTP_PORT') ?? rules.smtp.port) },
-        imap: { host: v('IMAP_HOST') ?? rules.imap.host, port: Number(v('IMAP_PORT') ?? rules.imap.port) },
+        smtp: { host: v('SMTP_HOST') ?? rules.smtp.host, port: portOf(`${rules.envPrefix}_SMTP_PORT`, v('SMTP_PORT'), rules.smtp.port) },
+        imap: { host: v('IMAP_HOST') ?? rules.imap.host, port: portOf(`${rules.envPrefix}_IMAP_PORT`, v('IMAP_PORT'), rules.imap.port) },
       },
     };
   }
