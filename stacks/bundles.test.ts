@@ -102,7 +102,7 @@ describe('the Lambda bundles', () => {
     const endpoint = inject('dynamoEndpoint');
     const table = `t-${randomUUID()}`;
     const client = localDynamoClient(endpoint);
-    [bundles, kms, sqs] = await Promise.all([buildBundles(join(dir, 'build')), startLocalKms({ dataDir: 'memory' }), startSqsLocal(), ensureTable(client, table)]);
+    [bundles, kms, sqs] = await Promise.all([buildBundles(join(dir, 'build')), startLocalKms({ dataDir: 'memory', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), startSqsLocal(), ensureTable(client, table)]);
     client.destroy();
     env = {
       PATH: process.env.PATH ?? '',

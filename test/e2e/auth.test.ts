@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCKOUT } from '@outbound/core/auth/index';
@@ -151,6 +152,30 @@ describe('bearer check on protected routes', () => {
     const expired = await ask(`Bearer ${token}`);
     expect(expired.status).toBe(401);
     expect(expired.body.error).toMatch(/expired/);
+  });
+});
+
+describe('requests addressed to another name (DNS rebinding)', () => {
+  /** A raw request with the Host header a browser on an attacker's page would send to 127.0.0.1. */
+  const asHost = (host: string, path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(engine.url);
+      const req = request({ host: url.hostname, port: Number(url.port), method: 'GET', path, headers: { host } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('are refused with 403 before any route runs; the engine\'s own address and localhost are answered', async () => {
+    const port = new URL(engine.url).port;
+    const rebound = await asHost(`rebind.attacker.example:${port}`, '/v1/openapi.json');
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).error).toMatch(/IP address, localhost or its PUBLIC_BASE_URL host/);
+    expect((await asHost(`127.0.0.1:${port}`, '/v1/openapi.json')).status).toBe(200);
+    expect((await asHost(`localhost:${port}`, '/v1/openapi.json')).status).toBe(200);
   });
 });
 

@@ -6,6 +6,7 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { SecretUnreadableError } from '@outbound/core/errors';
 import { openSecret, sealSecret } from '@outbound/core/secrets/index';
+import { request } from 'node:http';
 import { startLocalKms } from '@outbound/local/kms-server';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
@@ -42,7 +43,7 @@ function clientFor(kms: LocalKms): KMSClient {
   const client = new KMSClient({
     endpoint: kms.endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: kms.credentials,
   });
   clients.push(client);
   return client;
@@ -96,6 +97,32 @@ describe('local KMS through the real SDK and KmsKeyProvider', () => {
       .send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { other: 'x' } }))
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'InvalidCiphertextException', $metadata: { httpStatusCode: 400 } });
+  });
+
+  it('opens nothing for a client without the credentials made at its start, nor for a request addressed to another name (DNS rebinding)', async () => {
+    const kms = await start('memory');
+    const sealed = await sealSecret(keysFor(kms), secret, context);
+    // Another user of the machine reaches the port, with any credentials but the engine's.
+    const stranger = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: { accessKeyId: kms.credentials.accessKeyId, secretAccessKey: 'guessed' } });
+    clients.push(stranger);
+    await expect(openSecret(new KmsKeyProvider({ client: stranger, keyId: kms.keyId }), sealed, context)).rejects.toThrow();
+    const other = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    clients.push(other);
+    const err = await other.send(new EncryptCommand({ KeyId: kms.keyId, Plaintext: Buffer.from('x') })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 400 } });
+    // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
+    const port = Number(new URL(kms.endpoint).port);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': 'TrentService.Decrypt', 'content-type': 'application/x-amz-json-1.1' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
+    // The engine's own client, with the credentials, still opens it.
+    expect(await openSecret(keysFor(kms), sealed, context)).toBe(secret);
   });
 
   it('answers UnknownOperationException for an operation it does not implement', async () => {

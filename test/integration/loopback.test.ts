@@ -49,3 +49,22 @@ describe('the local stand-ins listen on loopback only', () => {
     }
   });
 });
+
+describe('no web page can use the table through a visitor\'s browser', () => {
+  // Measured, not configured: the jar sends no Access-Control-Allow-Origin (even with -cors *), so a browser blocks
+  // every cross-origin call. This holds that fact, so a jar that starts allowing origins is noticed.
+  it('DynamoDB Local allows no browser origin', { timeout: 90_000 }, async () => {
+    const dynamo = await startDynamoLocal('memory');
+    try {
+      const preflight = await fetch(dynamo.endpoint, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-amz-target,authorization' },
+      });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      const simple = await fetch(dynamo.endpoint, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
+      expect(simple.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await dynamo.stop();
+    }
+  });
+});

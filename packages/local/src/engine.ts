@@ -132,7 +132,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
 
     const kms = await startLocalKms({ dataDir: inMemory ? 'memory' : dataDir });
     cleanups.push(() => kms.stop());
-    const kmsClient = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: localCredentials });
+    const kmsClient = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: kms.credentials });
     cleanups.push(async () => kmsClient.destroy());
 
     const sqs = await startSqsLocal();
@@ -188,7 +188,9 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       }
       return h;
     };
-    const http = createHttpAdapter(load, (req, res) => blobs.serveUpload(req, res));
+    // Names the engine answers to besides IP addresses and localhost: the one it was told to listen on, and its public address.
+    const names = [host, ...(deps.config.publicBaseUrl ? [new URL(deps.config.publicBaseUrl).hostname] : [])].map((n) => n.toLowerCase());
+    const http = createHttpAdapter(load, (req, res) => blobs.serveUpload(req, res), { hostNames: names });
     await new Promise<void>((ok, fail) => {
       http.server.once('error', fail);
       http.server.listen(opts.port ?? 3000, host, () => ok());

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { allRoutes, catchAllFunction, functions, type FunctionName, type ResolvedRoute } from '@outbound/functions/manifest';
+import { hostAllowed } from './net.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -136,6 +137,8 @@ export function createHttpAdapter(
   load: (fn: FunctionName) => Promise<LambdaHandler>,
   /** Answers requests that are not the API's (the local stand-in for S3's signed uploads); true when it did. */
   beside?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+  /** Host names answered besides IP addresses and localhost (see hostAllowed). */
+  opts: { hostNames?: readonly string[] } = {},
 ): HttpAdapter {
   const matchers = buildMatchers();
   let inFlight = 0;
@@ -144,6 +147,12 @@ export function createHttpAdapter(
   const server = createServer(async (req, res) => {
     inFlight++;
     try {
+      // A browser on a DNS-rebinding page reaches 127.0.0.1 under the attacker's name: refused before anything is read.
+      if (!hostAllowed(req.headers.host, opts.hostNames)) {
+        res.writeHead(403, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'This engine answers requests addressed to its IP address, localhost or its PUBLIC_BASE_URL host only.' }));
+        return;
+      }
       if (beside && (await beside(req, res))) return;
       const url = new URL(req.url ?? '/', 'http://local');
       let route: ResolvedRoute | undefined;

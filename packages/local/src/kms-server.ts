@@ -10,6 +10,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { hostAllowed, startCredentials } from './net.ts';
+import { verifySigV4 } from './sigv4.ts';
 
 const KEY_ID = 'alias/outbound-local';
 const MASTER_KEY_FILE = 'kms-master.key';
@@ -136,7 +138,7 @@ function makeOperations(master: Buffer, keyId: string) {
   } satisfies Record<string, (req: Request) => unknown>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -144,7 +146,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new KmsError('ValidationException', 'Request body is too large.');
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function reply(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
@@ -156,14 +158,21 @@ function reply(res: ServerResponse, status: number, body: unknown, errorType?: s
 
 /**
  * Starts the local KMS on 127.0.0.1 (an ephemeral port unless `port` is
- * given). Point a KMSClient at `endpoint` and use `keyId` as its key.
+ * given). Point a KMSClient at `endpoint` with `credentials` and use `keyId`
+ * as its key. Every request must be signed (SigV4) with those credentials,
+ * made at this start unless given: another user of the machine can reach the
+ * port, but cannot open a sealed secret without them. A request whose Host
+ * is a name other than localhost (a browser on a DNS-rebinding page) is
+ * refused as well.
  */
 export async function startLocalKms(opts: {
   dataDir: string | 'memory';
   port?: number;
   host?: string;
-}): Promise<{ endpoint: string; keyId: string; stop(): Promise<void> }> {
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}): Promise<{ endpoint: string; keyId: string; credentials: { accessKeyId: string; secretAccessKey: string }; stop(): Promise<void> }> {
   const master = await loadMasterKey(opts.dataDir);
+  const credentials = opts.credentials ?? startCredentials();
   const operations: Record<string, ((req: Request) => unknown) | undefined> = makeOperations(master, KEY_ID);
 
   const server = createServer((req, res) => {
@@ -171,13 +180,17 @@ export async function startLocalKms(opts: {
       try {
         const target = req.headers['x-amz-target'];
         const op = typeof target === 'string' && target.startsWith('TrentService.') ? target.slice(13) : undefined;
+        if (!hostAllowed(req.headers.host)) throw new KmsError('AccessDeniedException', 'This key service answers requests to 127.0.0.1 or localhost only.', 403);
         const handler = req.method === 'POST' && op && Object.hasOwn(operations, op) ? operations[op] : undefined;
         if (!handler) throw new KmsError('UnknownOperationException', `Unsupported operation: ${String(target)}.`);
+        const body = await readBody(req);
+        if (!verifySigV4(req, body, credentials)) {
+          throw new KmsError('UnrecognizedClientException', 'The security token included in the request is invalid: this key service takes requests signed with the credentials made at its start.');
+        }
         let input: unknown;
         try {
-          input = JSON.parse((await readBody(req)) || '{}');
-        } catch (err) {
-          if (err instanceof KmsError) throw err;
+          input = JSON.parse(body.toString('utf8') || '{}');
+        } catch {
           throw new KmsError('SerializationException', 'The request body is not JSON.');
         }
         if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -206,6 +219,7 @@ export async function startLocalKms(opts: {
   return {
     endpoint: `http://${urlHost}:${port}`,
     keyId: KEY_ID,
+    credentials,
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

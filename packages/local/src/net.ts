@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { createServer, isIP } from 'node:net';
 
 /** Stand-ins accept any credentials; these keep the SDK from looking for real ones. */
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -13,4 +14,22 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Whether a request's Host header names this machine's server in a way a
+ * browser on a rebinding page cannot: an IP address, `localhost`, or one of
+ * `names`. DNS rebinding points an attacker's name at 127.0.0.1, so a request
+ * carrying a name we did not choose is refused, whatever address it reached.
+ */
+export function hostAllowed(header: string | undefined, names: readonly string[] = []): boolean {
+  if (!header) return false;
+  const hostname = /^\[([^\]]+)\](?::\d+)?$/.exec(header)?.[1] ?? header.replace(/:\d+$/, '');
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return isIP(name) !== 0 || name === 'localhost' || names.includes(name);
+}
+
+/** Credentials made at each start for one stand-in: only the engine's own client is handed them. */
+export function startCredentials(): { accessKeyId: string; secretAccessKey: string } {
+  return { accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(32).toString('base64url') };
 }
