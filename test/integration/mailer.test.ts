@@ -149,6 +149,19 @@ describe('smtpMailer against a real SMTP server', () => {
     expect(asked).toEqual(['smtp.mailbox.test', 'nowhere.mailbox.test']);
   });
 
+  it('never sends the password in clear to a host reached by name, even one that resolves to this machine', async () => {
+    const server = await startSmtpServer({ users: { [SENDER]: PASSWORD }, noStartTls: true });
+    servers.push(server);
+    const m = smtpMailer({ timeoutMs: 5_000, resolver: async () => '127.0.0.1' });
+    mailers.push(m);
+    const result = await m.send(transport(server.port, { host: 'smtp.mailbox.test' }), email());
+    expect(result).toMatchObject({ ok: false });
+    expect(server.logins).toHaveLength(0);
+    expect(server.messages).toHaveLength(0);
+    // The same server by its IP literal, the owner's explicit choice, is taken in clear.
+    expect(await mailer().send(transport(server.port), email())).toMatchObject({ ok: true });
+  });
+
   it('reports a refused sign-in as auth', async () => {
     const server = await plainServer();
     const result = await mailer().send(transport(server.port, { auth: { type: 'password', pass: 'wrong' } }), email());

@@ -67,6 +67,15 @@ describe('verifySmtp against a real SMTP server', () => {
     expect(plaintext.logins.at(-1)).toEqual({ user: USER, ok: true, secure: false });
   });
 
+  it('never sends credentials in clear to a host reached by name, even one on a private or loopback address', async () => {
+    // Someone on the same network can answer for a name, or strip STARTTLS from what the real server offers.
+    const before = plaintext.logins.length;
+    const result = await verifySmtp(login(plaintext, { host: 'mail.fake.test', resolver: fakeDns }));
+    expect(result).toMatchObject({ ok: false });
+    expect(result.ok ? '' : result.detail).toMatch(/no encryption/);
+    expect(plaintext.logins.length).toBe(before);
+  });
+
   it("answers 'auth' for a wrong password, with the server's text as detail", async () => {
     const result = await verifySmtp(login(starttls, { pass: 'wrong' }));
     expect(result).toMatchObject({ ok: false, reason: 'auth' });

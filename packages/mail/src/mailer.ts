@@ -197,7 +197,8 @@ async function locate(
     const resolving = resolver ? resolver(host) : lookup(host).then((a) => a.address);
     const ip = await Promise.race([resolving, expired]);
     if (!isIP(ip)) return { kind: 'connection', detail: `resolver returned ${JSON.stringify(ip)} for ${host}, not an IP address` };
-    return { ip, servername: host, trusted: isPrivateOrLoopback(ip), verifyCert: !isLoopback(ip) };
+    // Reached by name: never in clear, whatever it resolves to (someone on the LAN could strip STARTTLS); see transport.ts.
+    return { ip, servername: host, trusted: false, verifyCert: !isLoopback(ip) };
   } catch (err) {
     return { kind: 'connection', detail: `cannot resolve ${host}: ${messageOf(err)}` };
   } finally {

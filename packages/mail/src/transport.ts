@@ -59,7 +59,8 @@ export function isPrivateOrLoopback(ipOrHost: string): boolean {
 
 /**
  * Where to connect, and the two trust decisions, which differ:
- * - `trusted`: credentials may go in clear (loopback and private addresses);
+ * - `trusted`: credentials may go in clear: only to a loopback or private IP
+ *   literal, never to a host reached by name;
  * - `verifyCert`: the server's certificate is checked. Always for a name (a
  *   name on a private network still has a certificate to match) unless it
  *   resolves to loopback; never for a private or loopback IP literal, which
@@ -88,10 +89,11 @@ export async function locate(login: ServerLogin): Promise<Target | SignInResult>
     return { ok: false, reason: 'dns', detail: messageOf(err) };
   }
   if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
-  const trusted = isPrivate(ip);
   // A test that plays a public or private server on 127.0.0.1 (isPrivate) means it for loopback too, unless it says otherwise.
-  const loopback = login.isLoopback ? login.isLoopback(ip) : trusted && isLoopback(ip);
-  return { ip, servername: login.host, trusted, verifyCert: !loopback };
+  const loopback = login.isLoopback ? login.isLoopback(ip) : isPrivate(ip) && isLoopback(ip);
+  // Reached by name: STARTTLS is required and credentials never go in clear, even to a private address. Someone on
+  // the same network can answer for the name or strip STARTTLS; an IP literal is the owner's explicit choice.
+  return { ip, servername: login.host, trusted: false, verifyCert: !loopback };
 }
 
 interface LibraryError {
