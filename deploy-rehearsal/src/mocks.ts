@@ -81,7 +81,8 @@ export function createMocks(recorded: Recorded[]) {
         case 'aws:index/getCallerIdentity:getCallerIdentity':
           return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/rehearsal`, userId: 'AIDREHEARSAL' };
         case 'aws:iam/getPolicyDocument:getPolicyDocument':
-          return { json: policyJson(a.inputs), id: 'policy' };
+          // SST reads `statements` back to decide whether a role gets an inline policy at all.
+          return { ...a.inputs, json: policyJson(a.inputs), id: 'policy' };
         case 'aws:route53/getZone:getZone':
           return { zoneId: 'Z0REHEARSAL', name: a.inputs.name };
         default:
