@@ -23,6 +23,12 @@ export interface DeployOptions {
   logLevel?: string;
 }
 
+/** Only production keeps its table on `sst remove` and refuses its deletion (sst.config.ts sets `removal` alike). */
+export const isProduction = (stage: string) => stage === 'production';
+
+/** What Lambda's SQS poller calls with the consumer's role. */
+export const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'] as const;
+
 /** Lambda runtime: Node 22 (Node 20 is past its end of life). */
 export const RUNTIME = 'nodejs22.x';
 
@@ -56,8 +62,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       Object.entries(tableDef.indexes).map(([name, i]) => [name, { hashKey: i.partitionKey, rangeKey: i.sortKey }]),
     ),
     ttl: tableDef.ttlAttribute,
-    // Leads, suppressions and sealed secrets live here: restorable to any second of the last 35 days, and not deletable by accident.
-    transform: { table: { pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true } },
+    // Leads, suppressions and sealed secrets live here: restorable to any second of the last 35 days. Production's is
+    // not deletable by accident (sst.config.ts also retains it); any other stage must come down with `sst remove`.
+    transform: { table: { pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: isProduction(p.stage) } },
   });
 
   const key = new p.KmsKey('Secrets', {
@@ -97,6 +104,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       },
     ];
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
+    // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
+    // subscribed by ARN (sst issue #5737), and AWS refuses the event source mapping without it.
+    if (def.consumes) permissions.push({ actions: [...SQS_CONSUME], resources: [send.arn] });
     return {
       handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
       description: `Outbound ${name}`,
@@ -118,7 +128,6 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       memory: `${def.memoryMb ?? 512} MB`,
       runtime: RUNTIME,
       architecture: 'arm64',
-      ...(def.reservedConcurrency ? { concurrency: { reserved: def.reservedConcurrency } } : {}),
       logging: { retention: '1 month', format: 'json' },
       nodejs: { format: 'esm', minify: true, sourcemap: true },
     };
@@ -130,11 +139,18 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn.arn);
     if (def.catchAll) api.route('$default', fn.arn);
     if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
-    if (def.consumes) send.subscribe(fn.arn, { batch: { size: 10, partialResponses: true } });
+    if (def.consumes) {
+      send.subscribe(fn.arn, {
+        batch: { size: 10, partialResponses: true },
+        // Bounded where the messages are taken, so a launch waits in the queue instead of being throttled back into it.
+        transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: def.consumerConcurrency ?? 2 } } },
+      });
+    }
   }
 
+  // SST's component names are one namespace, compared ignoring case: a schedule may not share its function's name.
   for (const [name, s] of Object.entries(schedules)) {
-    new p.Cron(cap(name), { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
+    new p.Cron(`${cap(name)}Schedule`, { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
   }
 
   alarms(p, opts, { dlqName: dlq.nodes.queue.name, sender: made[senderName()]!, apiId: api.nodes.api.id, installation: table.name });

@@ -20,7 +20,11 @@ export type BodyKind = 'json' | 'none' | 'raw';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** API Gateway path syntax: /v1/leads/{id} */
+  /**
+   * API Gateway path syntax: /v1/leads/{id}. Under one parent, every route
+   * names its variable alike (API Gateway refuses `{id}` beside `{domain}`
+   * at one level with a 409): the name is the route key's, not the client's.
+   */
   path: string;
   /** Public routes take no bearer token (docs/api.md, Authentication). */
   public?: boolean;
@@ -65,8 +69,12 @@ export interface FunctionDef {
   uses?: KitName[];
   enqueues?: boolean;
   seals?: SealPurpose[];
-  /** Executions kept for it alone, so a flood on the public routes cannot starve it (and it cannot run more at once). */
-  reservedConcurrency?: number;
+  /**
+   * For a queue consumer: how many invocations its event source runs at once
+   * (the mapping's maximumConcurrency, 2 to 1000). Not reserved concurrency:
+   * a new account has 10 executions and may reserve none (docs/deploy.md).
+   */
+  consumerConcurrency?: number;
 }
 
 export const table = {
@@ -130,7 +138,6 @@ export const functions = {
     handler: 'workers/imports.ts',
     onStored: 'uploads',
     uses: ['uploads'],
-    reservedConcurrency: 3,
     // Stores an import's rows (50,000 in well under a minute) and resumes imports a restart interrupted.
     timeoutSeconds: 900,
     memoryMb: 1024,
@@ -156,13 +163,13 @@ export const functions = {
     // Every lookup of a check gives up after 3 s; an SPF include chain is followed level by level.
     timeoutSeconds: 29,
     routes: [
-      { method: 'POST', path: '/v1/domains/{domain}/check', body: 'none' },
+      // The domain's name, not its id: `{id}` only because its siblings under /v1/domains/ name the level so.
+      { method: 'POST', path: '/v1/domains/{id}/check', body: 'none' },
       { method: 'GET', path: '/public/domain-check', public: true, rate: 'publicCheck' },
     ],
   },
   domainCheck: {
     handler: 'schedules/domain-check.ts',
-    reservedConcurrency: 1,
     timeoutSeconds: 300,
   },
   seedInboxes: {
@@ -188,7 +195,6 @@ export const functions = {
   placementReader: {
     handler: 'schedules/placement.ts',
     uses: ['mail'],
-    reservedConcurrency: 1,
     // Each seed inbox read may wait 20 s on its IMAP server.
     timeoutSeconds: 300,
   },
@@ -211,7 +217,6 @@ export const functions = {
     uses: ['mail'],
     // A provider may hand a new refresh token with an access token: it is sealed at once.
     seals: ['mailbox-oauth-refresh'],
-    reservedConcurrency: 2,
     // Reads stop 30 s before this; each IMAP server may take 20 s to answer.
     timeoutSeconds: 120,
   },
@@ -246,8 +251,9 @@ export const functions = {
     // Hands back what it had no time for; queues an acceptance the store could not record.
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],
-    // Ten invocations of ten sends at once: far above any cadence (an email per mailbox every 8 to 10 minutes).
-    reservedConcurrency: 10,
+    // Five invocations of ten sends at once, far above any cadence (an email per mailbox every 8 to 10 minutes),
+    // and half of a new account's 10 executions, so the API keeps the rest during a launch.
+    consumerConcurrency: 5,
     // A send needs at most 35 s for AI and 40 s for SMTP and its writes (sending/sender.ts), and starts only
     // when that much is left, so 90 s leaves a margin; the queue's visibility timeout is six times this.
     // Each invocation takes up to 10 messages and sends them at once (functions/src/queues/send.ts).
@@ -259,7 +265,6 @@ export const functions = {
     uses: ['mail'],
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],
-    reservedConcurrency: 1,
     timeoutSeconds: 60,
   },
   fallback: {
