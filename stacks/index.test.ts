@@ -197,6 +197,8 @@ describe('stacks map the manifest onto SST', () => {
       expect(actions.filter((a: string) => a.startsWith('kms:')).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
       const seal = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:GenerateDataKey'));
       expect(seal.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.seals ?? [])] }]);
+      const open = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:Decrypt'));
+      expect(open.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.opens ?? [])] }]);
       expect(args.permissions.every((p: { resources: unknown[] }) => !p.resources.includes('*')), name).toBe(true);
     }
     // Only the functions that exchange or refresh OAuth tokens see the apps' secrets.

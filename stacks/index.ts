@@ -94,14 +94,11 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
 
   const args = (name: string, def: FunctionDef): FunctionArgs => {
     const uses = new Set(def.uses ?? []);
+    // KMS checks the encryption context's purpose: a function opens and seals only what its manifest entry names,
+    // so a public function (unsubscribe, webhook, OAuth callback) cannot open a mailbox password or a refresh token.
     const permissions: Permission[] = [
-      { actions: ['kms:Decrypt'], resources: [key.arn] },
-      // Sealing is allowed only for what this function seals: the encryption context's purpose is checked by KMS.
-      {
-        actions: ['kms:GenerateDataKey'],
-        resources: [key.arn],
-        conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])] }],
-      },
+      kmsFor('kms:Decrypt', key.arn, def.opens),
+      kmsFor('kms:GenerateDataKey', key.arn, def.seals),
     ];
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
     // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
@@ -163,6 +160,11 @@ export function rateExpression(minutes: number): string {
   if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`A schedule runs every whole number of minutes, not ${minutes}.`);
   if (minutes % 60 === 0) return `rate(${minutes / 60} ${minutes === 60 ? 'hour' : 'hours'})`;
   return `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`;
+}
+
+/** One KMS action on the key, for the installation's own secrets and the given purposes only. */
+function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = []): Permission {
+  return { actions: [action], resources: [key], conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...purposes] }] };
 }
 
 const senderName = () => Object.entries(functions).find(([, f]) => (f as FunctionDef).consumes === 'send')![0];

@@ -69,6 +69,8 @@ export interface FunctionDef {
   uses?: KitName[];
   enqueues?: boolean;
   seals?: SealPurpose[];
+  /** What it opens (KMS Decrypt, by the encryption context's purpose); the installation's own secrets always. */
+  opens?: SealPurpose[];
   /**
    * For a queue consumer: how many invocations its event source runs at once
    * (the mapping's maximumConcurrency, 2 to 1000). Not reserved concurrency:
@@ -118,6 +120,8 @@ export const functions = {
   },
   leads: {
     handler: 'http/leads.ts',
+    // Checks a webhook's signature with its campaign's secret.
+    opens: ['webhook-secret'],
     uses: ['uploads'],
     // An import answers within 20 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
     timeoutSeconds: 29,
@@ -194,6 +198,7 @@ export const functions = {
   },
   placementReader: {
     handler: 'schedules/placement.ts',
+    opens: ['seed-password'],
     uses: ['mail'],
     // Each seed inbox read may wait 20 s on its IMAP server.
     timeoutSeconds: 300,
@@ -214,6 +219,7 @@ export const functions = {
   },
   mailboxPoller: {
     handler: 'schedules/poll.ts',
+    opens: ['mailbox-password', 'mailbox-oauth-refresh'],
     uses: ['mail'],
     // A provider may hand a new refresh token with an access token: it is sealed at once.
     seals: ['mailbox-oauth-refresh'],
@@ -245,6 +251,8 @@ export const functions = {
   },
   sender: {
     handler: 'queues/send.ts',
+    // Signs in to send, and writes copy with the campaign's AI key.
+    opens: ['mailbox-password', 'mailbox-oauth-refresh', 'ai-key'],
     consumes: 'send',
     // Sends (nodemailer) and writes copy (the AI SDKs); it never signs in to or reads a mailbox over IMAP.
     uses: ['smtp', 'ai'],
@@ -261,6 +269,8 @@ export const functions = {
   },
   dispatcher: {
     handler: 'schedules/dispatch.ts',
+    // Signs in to look in a mailbox's Sent folder when a send's outcome is unknown.
+    opens: ['mailbox-password', 'mailbox-oauth-refresh'],
     // Settling an unknown outcome looks in the mailbox's Sent folder.
     uses: ['mail'],
     enqueues: true,
