@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allRoutes, functions, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
 import { routeVariables } from '../deploy-rehearsal/src/checks.ts';
-import { API_THROTTLE, deploy, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
+import { API_THROTTLE, deploy, POLLER_DEADLINE_MARGIN_S, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
 import type { Platform } from './platform.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -132,6 +132,7 @@ function deployed(opts?: DeployOptions, stage?: string) {
 }
 
 const defs = Object.entries(functions) as [string, FunctionDef][];
+const alarms_ = (d: ReturnType<typeof deployed>) => Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
 
 describe('stacks map the manifest onto SST', () => {
   const d = deployed();
@@ -241,15 +242,30 @@ describe('stacks map the manifest onto SST', () => {
     expect(d.of('KmsKey')[0]!.args.enableKeyRotation).toBe(true);
   });
 
-  it('alarms on the dead-letter queue, sender errors, API 5xx and breaker trips, to one topic', () => {
+  it('alarms on every function’s errors and throttles, the dead-letter queue, send errors, API 5xx, breaker trips and a poller behind, to one topic', () => {
     const alarms = Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
-    expect(Object.keys(alarms).sort()).toEqual(['Api5xx', 'BreakerTrips', 'SendDlqNotEmpty', 'SenderErrors']);
+    const perFunction = defs.flatMap(([n]) => [`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`, `${n.charAt(0).toUpperCase() + n.slice(1)}Throttles`]);
+    expect(Object.keys(alarms).sort()).toEqual([...perFunction, 'Api5xx', 'BreakerTrips', 'PollerBehind', 'SendDlqNotEmpty', 'SendErrors'].sort());
+    for (const [n] of defs) {
+      const fn = `Function:${n.charAt(0).toUpperCase() + n.slice(1)}:name`;
+      expect(alarms[`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`]).toMatchObject({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions: { FunctionName: fn }, statistic: 'Sum', threshold: 0 });
+      expect(alarms[`${n.charAt(0).toUpperCase() + n.slice(1)}Throttles`]).toMatchObject({ namespace: 'AWS/Lambda', metricName: 'Throttles', dimensions: { FunctionName: fn } });
+    }
     expect(alarms.SendDlqNotEmpty.dimensions).toEqual({ QueueName: 'Queue:SendDlq:queueName' });
-    expect(alarms.SenderErrors.dimensions).toEqual({ FunctionName: 'Function:Sender:name' });
+    expect(alarms.SendErrors).toMatchObject({ namespace: 'Outbound', metricName: 'SendErrors', dimensions: { Installation: 'Dynamo:Table:name' } });
     expect(alarms.BreakerTrips).toMatchObject({ namespace: 'Outbound', metricName: 'BreakerTrips', dimensions: { Installation: 'Dynamo:Table:name' } });
     for (const a of Object.values(alarms)) expect(a.alarmActions).toEqual(['Topic:Alarms:arn']);
     expect(d.of('TopicSubscription')).toEqual([]);
     expect(deployed({ alarmEmail: 'ops@example.com' }).of('TopicSubscription')[0]!.args).toEqual({ topic: 'Topic:Alarms:arn', protocol: 'email', endpoint: 'ops@example.com' });
+  });
+
+  it('calls the poller behind when its runs reach the point where it stops reading, three periods running', async () => {
+    const poller = schedules.poll!.fn;
+    const timeout = (functions[poller] as FunctionDef).timeoutSeconds!;
+    expect(alarms_(d).PollerBehind).toMatchObject({ metricName: 'Duration', dimensions: { FunctionName: 'Function:MailboxPoller:name' }, statistic: 'Maximum', comparisonOperator: 'GreaterThanOrEqualToThreshold', threshold: (timeout - POLLER_DEADLINE_MARGIN_S) * 1000, evaluationPeriods: 3 });
+    // The margin is the one the poller keeps (functions/src/schedules/poll.ts), read from its source so the two cannot drift.
+    const src = await readFile(resolve(root, 'functions/src', (functions[poller] as FunctionDef).handler), 'utf8');
+    expect(Number(/const MARGIN_MS = ([\d_]+);/.exec(src)![1]!.replace(/_/g, ''))).toBe(POLLER_DEADLINE_MARGIN_S * 1000);
   });
 
   it('puts links on the customer’s own host when a domain is given', () => {
