@@ -175,13 +175,16 @@ export function teardown(r: StageReport): string[] {
   return problems;
 }
 
+/** Every check, by what it stands in for. */
+export const CHECKS: Record<string, (r: StageReport) => string[]> = {
+  'event-source roles and invoke permissions': eventSourceRoles,
+  'queue visibility against consumer timeout': queueVisibility,
+  'one variable name per path level': (r) => routeVariables(of(r, ROUTE).map((x) => String(x.inputs.routeKey)).sort()),
+  'names and Lambda limits': namesAndLimits,
+  'reserved concurrency in a new account': (r) => reservedConcurrency(r),
+  'teardown per stage': teardown,
+};
+
 export function checkStage(r: StageReport): string[] {
-  return [
-    ...eventSourceRoles(r),
-    ...queueVisibility(r),
-    ...routeVariables(of(r, ROUTE).map((x) => String(x.inputs.routeKey)).sort()),
-    ...namesAndLimits(r),
-    ...reservedConcurrency(r),
-    ...teardown(r),
-  ];
+  return Object.values(CHECKS).flatMap((check) => check(r));
 }

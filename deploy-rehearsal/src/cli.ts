@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkStage } from './checks.ts';
+import { CHECKS, checkStage } from './checks.ts';
 import type { StageReport } from './report.ts';
 
 const STAGES = ['dev', 'production'];
@@ -77,13 +77,11 @@ export async function main(here: string, argv: string[]) {
       console.error(`✗ ${stage}: ${problems.length} problem(s) in ${report.resources.length} resources (${fns} functions), ${secs} s`);
       for (const p of problems) console.error(`  - ${p}`);
     } else {
-      console.log(`✓ ${stage}: ${report.resources.length} resources (${fns} functions bundled), SST's checks and ${CHECK_COUNT} AWS-side checks pass, ${secs} s`);
+      console.log(`✓ ${stage}: ${report.resources.length} resources (${fns} functions bundled), SST's checks and ${Object.keys(CHECKS).length} AWS-side checks pass, ${secs} s`);
     }
   }
   return failed ? 1 : 0;
 }
-
-const CHECK_COUNT = 6;
 
 /**
  * One ESM file the way SST's CLI evaluates a config: SST's shim injected (the
