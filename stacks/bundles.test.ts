@@ -8,7 +8,9 @@ import { allRoutes, schedules, type FunctionDef } from '../functions/src/manifes
 import { ensureTable, localDynamoClient } from '../packages/local/src/dynamo-local.ts';
 import { startLocalKms } from '../packages/local/src/kms-server.ts';
 import { startSqsLocal, type SqsLocal } from '../packages/local/src/sqs-local.ts';
-import { budgetOf, buildBundles, KIT_PACKAGES, kib, type Bundle } from './bundles.ts';
+import { sstBuildOptions } from '../deploy-rehearsal/src/sst-build-options.ts';
+import { budgetOf, BUNDLE_OPTIONS, buildBundles, KIT_PACKAGES, kib, type Bundle } from './bundles.ts';
+import { RUNTIME } from './index.ts';
 
 /** What a bundle answered, run alone in a folder with no node_modules. */
 interface Smoke {
@@ -89,6 +91,19 @@ function trial(b: Bundle): { event: unknown; check: (out: any) => void } {
   }
   throw new Error(`No trial for ${b.name}`);
 }
+
+describe('the options the bundles are built with', () => {
+  it('are SST 3.19.3’s for the arguments the stack gives every function, so the artifact tested is the one shipped', () => {
+    // The stack passes runtime nodejs22.x and nodejs { format: 'esm', minify: true, sourcemap: true } (stacks/index.ts).
+    const sst = sstBuildOptions(RUNTIME, { format: 'esm', minify: true });
+    const ours: Record<string, unknown> = { ...BUNDLE_OPTIONS };
+    for (const [key, value] of Object.entries(sst)) {
+      // buildBundles asks for a source map (true is esbuild's linked map, SST's default).
+      if (key === 'sourcemap') continue;
+      expect(ours[key], key).toEqual(value);
+    }
+  });
+});
 
 describe('the Lambda bundles', () => {
   let dir: string;

@@ -1,6 +1,6 @@
 /**
  * One esbuild bundle per Lambda function of the manifest, the way SST
- * packages them (ESM, minified, the AWS SDK bundled rather than taken from
+ * packages them (its own esbuild options, ESM, minified, the AWS SDK bundled rather than taken from
  * the runtime, so the code that was tested is the code that runs). Used by
  * `npm run build`, by the bundle tests (budgets, and a smoke run of every
  * bundle with no node_modules) and by the bench (cold starts).
@@ -33,15 +33,34 @@ export const KIT_PACKAGES: Record<string, KitName[]> = {
   '@aws-sdk/s3-request-presigner': ['uploads'],
 };
 
-/** How every Lambda bundle is built: ESM for Node 22, minified, dependencies inside. */
+/**
+ * How every Lambda bundle is built: exactly as SST 3.19.3 builds a Node
+ * function for the stack's arguments (`nodejs22.x`, `format: 'esm'`,
+ * `minify: true`): ES2023, `module` before `main`, names kept, `sharp` and
+ * `pg-native` left out, and SST's banner giving the bundle `require`,
+ * `__filename` and `__dirname`. So the bundle the tests run and the bench
+ * times is the artifact that ships; stacks/bundles.test.ts holds these to the
+ * deploy rehearsal's copy of SST's options.
+ */
 export const BUNDLE_OPTIONS = {
   bundle: true,
   platform: 'node',
-  target: 'node22',
+  target: 'es2023',
   format: 'esm',
   minify: true,
-  // ESM bundles of CommonJS dependencies need a require of their own.
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  keepNames: true,
+  mainFields: ['module', 'main'],
+  external: ['sharp', 'pg-native'],
+  banner: {
+    js: [
+      `import { createRequire as topLevelCreateRequire } from 'module';`,
+      `const require = topLevelCreateRequire(import.meta.url);`,
+      `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url"`,
+      `const __filename = topLevelFileUrlToPath(import.meta.url)`,
+      `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
+      '',
+    ].join('\n'),
+  },
   logLevel: 'warning',
 } satisfies BuildOptions;
 

@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allRoutes, functions, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
-import { API_THROTTLE, deploy, rateExpression, RUNTIME, type DeployOptions } from './index.ts';
+import { routeVariables } from '../deploy-rehearsal/src/checks.ts';
+import { API_THROTTLE, deploy, POLLER_DEADLINE_MARGIN_S, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
 import type { Platform } from './platform.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -34,7 +35,6 @@ const FunctionArgs = z
     memory: z.string().regex(/^\d+ MB$/).refine((m) => parseInt(m) >= 128 && parseInt(m) <= 10240),
     runtime: z.enum(['nodejs18.x', 'nodejs20.x', 'nodejs22.x']),
     architecture: z.enum(['x86_64', 'arm64']),
-    concurrency: z.object({ reserved: z.number().int().min(0) }).strict().optional(),
     logging: z.object({ retention: z.enum(['1 day', '1 week', '2 weeks', '1 month', '3 months', '6 months', '1 year', 'forever']), format: z.enum(['json', 'text']) }).strict(),
     nodejs: z.object({ format: z.enum(['esm', 'cjs']), minify: z.boolean(), sourcemap: z.boolean() }).strict(),
   })
@@ -50,7 +50,13 @@ const DynamoArgs = z
   })
   .strict();
 const QueueArgs = z.object({ visibilityTimeout: duration(12 * 3600), dlq: z.object({ queue: z.unknown(), retry: z.number().int().min(1).max(1000) }).strict() }).strict().optional();
-const SubscribeArgs = z.object({ batch: z.object({ size: z.number().int().min(1).max(10_000), partialResponses: z.boolean() }).strict() }).strict();
+const SubscribeArgs = z
+  .object({
+    batch: z.object({ size: z.number().int().min(1).max(10_000), partialResponses: z.boolean() }).strict(),
+    // Merged into aws.lambda.EventSourceMapping's arguments; AWS takes a maximumConcurrency of 2 to 1000.
+    transform: z.object({ eventSourceMapping: z.object({ scalingConfig: z.object({ maximumConcurrency: z.number().int().min(2).max(1000) }).strict() }).strict() }).strict(),
+  })
+  .strict();
 /** EventBridge's rate syntax: a positive whole value, and the singular unit for a value of 1 (anything else fails the deploy). */
 const RATE = /^rate\((?:1 (?:minute|hour|day)|(?:[2-9]|[1-9]\d+) (?:minutes|hours|days))\)$/;
 const CronArgs = z.object({ schedule: z.string().regex(RATE), function: z.unknown() }).strict();
@@ -83,7 +89,7 @@ const BucketArgs = z
   .strict();
 
 /** A platform that records what the stacks ask SST for, instead of creating it. */
-function recorder() {
+function recorder(stage = 'test') {
   const made: { kind: string; name: string; args: any }[] = [];
   const routes: { route: string; target: unknown }[] = [];
   const subscriptions: { target: unknown; args: unknown }[] = [];
@@ -113,12 +119,12 @@ function recorder() {
       }
     };
   const kinds = ['Function', 'Dynamo', 'Queue', 'ApiGatewayV2', 'Cron', 'Secret', 'KmsKey', 'Bucket', 'Topic', 'TopicSubscription', 'MetricAlarm'];
-  const platform = { stage: 'test', ...Object.fromEntries(kinds.map((k) => [k, resource(k)])) } as unknown as Platform;
+  const platform = { stage, ...Object.fromEntries(kinds.map((k) => [k, resource(k)])) } as unknown as Platform;
   return { platform, made, routes, subscriptions };
 }
 
-function deployed(opts?: DeployOptions) {
-  const r = recorder();
+function deployed(opts?: DeployOptions, stage?: string) {
+  const r = recorder(stage);
   deploy(r.platform, opts);
   const of = (kind: string) => r.made.filter((m) => m.kind === kind);
   const fn = (name: string) => of('Function').find((m) => m.name.toLowerCase() === name.toLowerCase())!;
@@ -126,6 +132,7 @@ function deployed(opts?: DeployOptions) {
 }
 
 const defs = Object.entries(functions) as [string, FunctionDef][];
+const alarms_ = (d: ReturnType<typeof deployed>) => Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
 
 describe('stacks map the manifest onto SST', () => {
   const d = deployed();
@@ -141,6 +148,24 @@ describe('stacks map the manifest onto SST', () => {
     expect(BucketArgs.safeParse(d.of('Bucket')[0]!.args).error).toBeUndefined();
     // The schemas can fail: an argument SST does not take is refused.
     expect(FunctionArgs.safeParse({ ...d.of('Function')[0]!.args, reservedConcurrency: 1 }).success).toBe(false);
+  });
+
+  it('gives every SST component a name of its own, ignoring case, as SST requires (a Function and a Cron were both DomainCheck)', () => {
+    const names = d.made.filter((m) => ['Function', 'Dynamo', 'Queue', 'ApiGatewayV2', 'Cron', 'Secret', 'Bucket'].includes(m.kind)).map((m) => m.name.toLowerCase());
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+  });
+
+  it('lets the sender’s role take, delete and look at the send queue’s messages, which subscribing by ARN does not grant (sst issue #5737)', () => {
+    for (const [name, def] of defs) {
+      const consume = d.fn(name).args.permissions.filter((p: { actions: string[] }) => p.actions.some((a) => SQS_CONSUME.includes(a as never)));
+      if (def.consumes) expect(consume, name).toEqual([{ actions: [...SQS_CONSUME], resources: ['Queue:Send:arn'] }]);
+      else expect(consume, name).toEqual([]);
+    }
+    expect(SQS_CONSUME).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']));
+  });
+
+  it('names one variable per path level, as API Gateway requires ({domain} beside {id} under /v1/domains/ was a 409)', () => {
+    expect(routeVariables(d.routes.map((r) => r.route))).toEqual([]);
   });
 
   it('makes one Lambda per function group, and points every route of a group (and the catch-all) at it', () => {
@@ -173,6 +198,8 @@ describe('stacks map the manifest onto SST', () => {
       expect(actions.filter((a: string) => a.startsWith('kms:')).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
       const seal = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:GenerateDataKey'));
       expect(seal.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.seals ?? [])] }]);
+      const open = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:Decrypt'));
+      expect(open.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.opens ?? [])] }]);
       expect(args.permissions.every((p: { resources: unknown[] }) => !p.resources.includes('*')), name).toBe(true);
     }
     // Only the functions that exchange or refresh OAuth tokens see the apps' secrets.
@@ -181,22 +208,24 @@ describe('stacks map the manifest onto SST', () => {
     expect(withOAuth).toEqual(expect.arrayContaining(['oauth', 'sender', 'mailboxPoller']));
   });
 
-  it('reserves concurrency for the sender and every scheduled function, so a flood on a public route cannot starve them', () => {
-    const scheduled = new Set(Object.values(schedules).map((s) => s.fn as string));
-    for (const name of [...scheduled, 'sender']) expect(d.fn(name).args.concurrency?.reserved, name).toBeGreaterThan(0);
-    for (const r of allRoutes().filter((r) => r.public)) expect(d.fn(r.fn).args.concurrency, r.fn).toBeUndefined();
+  it('reserves concurrency nowhere (a new account of 10 executions may reserve none) and bounds the sender where it takes messages', () => {
+    for (const f of d.of('Function')) expect(f.args.concurrency, f.name).toBeUndefined();
+    const sender = defs.find(([, f]) => f.consumes)![1];
+    expect(d.subscriptions[0]!.args).toMatchObject({ transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: sender.consumerConcurrency } } } });
+    expect(sender.consumerConcurrency).toBeLessThan(10);
   });
 
   it('throttles the API stage', () => {
     expect(d.of('ApiGatewayV2')[0]!.args.transform.stage.defaultRouteSettings).toEqual(API_THROTTLE);
   });
 
-  it('creates the table of the manifest, with its indexes, TTL, point-in-time recovery and deletion protection', () => {
+  it('creates the table of the manifest, with its indexes, TTL, point-in-time recovery, and deletion protection in production only', () => {
     const table = d.of('Dynamo')[0]!;
     expect(table.args.primaryIndex).toEqual({ hashKey: tableDef.partitionKey, rangeKey: tableDef.sortKey });
     expect(Object.keys(table.args.globalIndexes)).toEqual(Object.keys(tableDef.indexes));
     expect(table.args.ttl).toBe('expiresAt');
-    expect(table.args.transform.table).toEqual({ pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true });
+    expect(table.args.transform.table).toEqual({ pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: false });
+    expect(deployed({}, 'production').of('Dynamo')[0]!.args.transform.table).toEqual({ pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true });
   });
 
   it('stores uploads in a bucket whose new files start the import worker', () => {
@@ -209,19 +238,34 @@ describe('stacks map the manifest onto SST', () => {
   it('drains the send queue with the sender, ten records a batch with partial failures, and a dead-letter queue behind it', () => {
     const send = d.of('Queue').find((m) => m.name === 'Send')!;
     expect(send.args).toEqual({ visibilityTimeout: '540 seconds', dlq: { queue: 'Queue:SendDlq:arn', retry: 5 } });
-    expect(d.subscriptions).toEqual([{ target: 'Function:Sender:arn', args: { batch: { size: 10, partialResponses: true } } }]);
+    expect(d.subscriptions).toEqual([{ target: 'Function:Sender:arn', args: expect.objectContaining({ batch: { size: 10, partialResponses: true } }) }]);
     expect(d.of('KmsKey')[0]!.args.enableKeyRotation).toBe(true);
   });
 
-  it('alarms on the dead-letter queue, sender errors, API 5xx and breaker trips, to one topic', () => {
+  it('alarms on every function’s errors and throttles, the dead-letter queue, send errors, API 5xx, breaker trips and a poller behind, to one topic', () => {
     const alarms = Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
-    expect(Object.keys(alarms).sort()).toEqual(['Api5xx', 'BreakerTrips', 'SendDlqNotEmpty', 'SenderErrors']);
+    const perFunction = defs.flatMap(([n]) => [`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`, `${n.charAt(0).toUpperCase() + n.slice(1)}Throttles`]);
+    expect(Object.keys(alarms).sort()).toEqual([...perFunction, 'Api5xx', 'BreakerTrips', 'PollerBehind', 'SendDlqNotEmpty', 'SendErrors'].sort());
+    for (const [n] of defs) {
+      const fn = `Function:${n.charAt(0).toUpperCase() + n.slice(1)}:name`;
+      expect(alarms[`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`]).toMatchObject({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions: { FunctionName: fn }, statistic: 'Sum', threshold: 0 });
+      expect(alarms[`${n.charAt(0).toUpperCase() + n.slice(1)}Throttles`]).toMatchObject({ namespace: 'AWS/Lambda', metricName: 'Throttles', dimensions: { FunctionName: fn } });
+    }
     expect(alarms.SendDlqNotEmpty.dimensions).toEqual({ QueueName: 'Queue:SendDlq:queueName' });
-    expect(alarms.SenderErrors.dimensions).toEqual({ FunctionName: 'Function:Sender:name' });
+    expect(alarms.SendErrors).toMatchObject({ namespace: 'Outbound', metricName: 'SendErrors', dimensions: { Installation: 'Dynamo:Table:name' } });
     expect(alarms.BreakerTrips).toMatchObject({ namespace: 'Outbound', metricName: 'BreakerTrips', dimensions: { Installation: 'Dynamo:Table:name' } });
     for (const a of Object.values(alarms)) expect(a.alarmActions).toEqual(['Topic:Alarms:arn']);
     expect(d.of('TopicSubscription')).toEqual([]);
     expect(deployed({ alarmEmail: 'ops@example.com' }).of('TopicSubscription')[0]!.args).toEqual({ topic: 'Topic:Alarms:arn', protocol: 'email', endpoint: 'ops@example.com' });
+  });
+
+  it('calls the poller behind when its runs reach the point where it stops reading, three periods running', async () => {
+    const poller = schedules.poll!.fn;
+    const timeout = (functions[poller] as FunctionDef).timeoutSeconds!;
+    expect(alarms_(d).PollerBehind).toMatchObject({ metricName: 'Duration', dimensions: { FunctionName: 'Function:MailboxPoller:name' }, statistic: 'Maximum', comparisonOperator: 'GreaterThanOrEqualToThreshold', threshold: (timeout - POLLER_DEADLINE_MARGIN_S) * 1000, evaluationPeriods: 3 });
+    // The margin is the one the poller keeps (functions/src/schedules/poll.ts), read from its source so the two cannot drift.
+    const src = await readFile(resolve(root, 'functions/src', (functions[poller] as FunctionDef).handler), 'utf8');
+    expect(Number(/const MARGIN_MS = ([\d_]+);/.exec(src)![1]!.replace(/_/g, ''))).toBe(POLLER_DEADLINE_MARGIN_S * 1000);
   });
 
   it('puts links on the customer’s own host when a domain is given', () => {

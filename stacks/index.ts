@@ -23,6 +23,12 @@ export interface DeployOptions {
   logLevel?: string;
 }
 
+/** Only production keeps its table on `sst remove` and refuses its deletion (sst.config.ts sets `removal` alike). */
+export const isProduction = (stage: string) => stage === 'production';
+
+/** What Lambda's SQS poller calls with the consumer's role. */
+export const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'] as const;
+
 /** Lambda runtime: Node 22 (Node 20 is past its end of life). */
 export const RUNTIME = 'nodejs22.x';
 
@@ -56,8 +62,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       Object.entries(tableDef.indexes).map(([name, i]) => [name, { hashKey: i.partitionKey, rangeKey: i.sortKey }]),
     ),
     ttl: tableDef.ttlAttribute,
-    // Leads, suppressions and sealed secrets live here: restorable to any second of the last 35 days, and not deletable by accident.
-    transform: { table: { pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: true } },
+    // Leads, suppressions and sealed secrets live here: restorable to any second of the last 35 days. Production's is
+    // not deletable by accident (sst.config.ts also retains it); any other stage must come down with `sst remove`.
+    transform: { table: { pointInTimeRecovery: { enabled: true }, deletionProtectionEnabled: isProduction(p.stage) } },
   });
 
   const key = new p.KmsKey('Secrets', {
@@ -87,16 +94,16 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
 
   const args = (name: string, def: FunctionDef): FunctionArgs => {
     const uses = new Set(def.uses ?? []);
+    // KMS checks the encryption context's purpose: a function opens and seals only what its manifest entry names,
+    // so a public function (unsubscribe, webhook, OAuth callback) cannot open a mailbox password or a refresh token.
     const permissions: Permission[] = [
-      { actions: ['kms:Decrypt'], resources: [key.arn] },
-      // Sealing is allowed only for what this function seals: the encryption context's purpose is checked by KMS.
-      {
-        actions: ['kms:GenerateDataKey'],
-        resources: [key.arn],
-        conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])] }],
-      },
+      kmsFor('kms:Decrypt', key.arn, def.opens),
+      kmsFor('kms:GenerateDataKey', key.arn, def.seals),
     ];
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
+    // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
+    // subscribed by ARN (sst issue #5737), and AWS refuses the event source mapping without it.
+    if (def.consumes) permissions.push({ actions: [...SQS_CONSUME], resources: [send.arn] });
     return {
       handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
       description: `Outbound ${name}`,
@@ -118,7 +125,6 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       memory: `${def.memoryMb ?? 512} MB`,
       runtime: RUNTIME,
       architecture: 'arm64',
-      ...(def.reservedConcurrency ? { concurrency: { reserved: def.reservedConcurrency } } : {}),
       logging: { retention: '1 month', format: 'json' },
       nodejs: { format: 'esm', minify: true, sourcemap: true },
     };
@@ -130,14 +136,21 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn.arn);
     if (def.catchAll) api.route('$default', fn.arn);
     if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
-    if (def.consumes) send.subscribe(fn.arn, { batch: { size: 10, partialResponses: true } });
+    if (def.consumes) {
+      send.subscribe(fn.arn, {
+        batch: { size: 10, partialResponses: true },
+        // Bounded where the messages are taken, so a launch waits in the queue instead of being throttled back into it.
+        transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: def.consumerConcurrency ?? 2 } } },
+      });
+    }
   }
 
+  // SST's component names are one namespace, compared ignoring case: a schedule may not share its function's name.
   for (const [name, s] of Object.entries(schedules)) {
-    new p.Cron(cap(name), { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
+    new p.Cron(`${cap(name)}Schedule`, { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
   }
 
-  alarms(p, opts, { dlqName: dlq.nodes.queue.name, sender: made[senderName()]!, apiId: api.nodes.api.id, installation: table.name });
+  alarms(p, opts, { dlqName: dlq.nodes.queue.name, fns: made, apiId: api.nodes.api.id, installation: table.name });
 
   return { api: publicBaseUrl, table: table.name, functions: Object.keys(made) };
 }
@@ -149,35 +162,65 @@ export function rateExpression(minutes: number): string {
   return `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`;
 }
 
-const senderName = () => Object.entries(functions).find(([, f]) => (f as FunctionDef).consumes === 'send')![0];
+/** One KMS action on the key, for the installation's own secrets and the given purposes only. */
+function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = []): Permission {
+  return { actions: [action], resources: [key], conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...purposes] }] };
+}
+
+/** A metric an alarm watches: namespace, name and dimensions. */
+type Metric = [namespace: string, metricName: string, dimensions: Record<string, Output>];
+
+/** When an alarm fires: the statistic over 5-minute periods, above (or at) the threshold, for this many periods running. */
+interface When {
+  stat: 'Sum' | 'Maximum';
+  over: number;
+  orEqual?: boolean;
+  periods?: number;
+}
+
+/** How long before its timeout the poller stops reading (functions/src/schedules/poll.ts): a run that long left mailboxes unread. */
+export const POLLER_DEADLINE_MARGIN_S = 30;
 
 /**
- * What an operator is told about (docs/operations.md): mail stuck in the
- * dead-letter queue, a sender that throws, the API answering 5xx, and the
- * bounce breaker stopping a campaign's mailbox (a deliverability problem to
- * look at now, not at the next report).
+ * What an operator is told about (docs/operations.md): any function that
+ * throws or is throttled, mail stuck in the dead-letter queue, sends that
+ * throw before SMTP, the API answering 5xx, the bounce breaker stopping a
+ * campaign's mailbox, and a poller that runs out of time (mailboxes left for
+ * the next run, so replies and bounces are seen late).
  */
-function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; sender: Fn; apiId: Output; installation: Output }) {
+function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; fns: Record<string, Fn>; apiId: Output; installation: Output }) {
   const topic = new p.Topic('Alarms');
   if (opts.alarmEmail) new p.TopicSubscription('AlarmsEmail', { topic: topic.arn, protocol: 'email', endpoint: opts.alarmEmail });
-  const alarm = (name: string, alarmDescription: string, metric: [namespace: string, metricName: string, dimensions: Record<string, Output>], statistic: 'Sum' | 'Maximum', threshold: number) =>
+  const alarm = (name: string, alarmDescription: string, [namespace, metricName, dimensions]: Metric, when: When) =>
     new p.MetricAlarm(name, {
       alarmDescription,
-      namespace: metric[0],
-      metricName: metric[1],
-      dimensions: metric[2],
-      statistic,
-      threshold,
-      comparisonOperator: 'GreaterThanThreshold',
+      namespace,
+      metricName,
+      dimensions,
+      statistic: when.stat,
+      threshold: when.over,
+      comparisonOperator: when.orEqual ? 'GreaterThanOrEqualToThreshold' : 'GreaterThanThreshold',
       period: 300,
-      evaluationPeriods: 1,
+      evaluationPeriods: when.periods ?? 1,
       treatMissingData: 'notBreaching',
       alarmActions: [topic.arn],
     });
-  alarm('SendDlqNotEmpty', 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }], 'Maximum', 0);
-  alarm('SenderErrors', 'The sender threw: see its log lines with level error.', ['AWS/Lambda', 'Errors', { FunctionName: on.sender.name }], 'Sum', 0);
-  alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], 'Sum', 5);
-  alarm('BreakerTrips', 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.', [NAMESPACE, 'BreakerTrips', { Installation: on.installation }], 'Sum', 0);
+  const lambda = (fn: Fn, metricName: string): Metric => ['AWS/Lambda', metricName, { FunctionName: fn.name }];
+  const outbound = (metricName: string): Metric => [NAMESPACE, metricName, { Installation: on.installation }];
+
+  for (const [name, fn] of Object.entries(on.fns)) {
+    alarm(`${cap(name)}Errors`, `The ${name} function threw: see its log lines with level error.`, lambda(fn, 'Errors'), { stat: 'Sum', over: 0 });
+    alarm(`${cap(name)}Throttles`, `The ${name} function was throttled: the account's concurrency is used up (docs/deploy.md, Quota).`, lambda(fn, 'Throttles'), { stat: 'Sum', over: 0 });
+  }
+  alarm('SendDlqNotEmpty', 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }], { stat: 'Maximum', over: 0 });
+  alarm('SendErrors', 'Sends threw before SMTP (a secret that cannot be opened, the store refusing); a job fails for good after 5.', outbound('SendErrors'), { stat: 'Sum', over: 0 });
+  alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], { stat: 'Sum', over: 5 });
+  alarm('BreakerTrips', 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.', outbound('BreakerTrips'), { stat: 'Sum', over: 0 });
+  const poller = pollerTimeoutSeconds();
+  alarm('PollerBehind', `The mailbox poller ran into its deadline (${poller - POLLER_DEADLINE_MARGIN_S} s) for 15 minutes: mailboxes wait past their turn, so replies and bounces are seen late.`, lambda(on.fns[pollerName()]!, 'Duration'), { stat: 'Maximum', over: (poller - POLLER_DEADLINE_MARGIN_S) * 1000, orEqual: true, periods: 3 });
 }
+
+const pollerName = () => schedules.poll!.fn;
+const pollerTimeoutSeconds = () => (functions[pollerName()] as FunctionDef).timeoutSeconds ?? 29;
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

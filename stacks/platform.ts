@@ -27,7 +27,6 @@ export interface FunctionArgs {
   memory?: string;
   runtime?: string;
   architecture?: string;
-  concurrency?: { reserved?: number };
   logging?: { retention?: string; format?: 'json' | 'text' };
   nodejs?: { format?: 'esm' | 'cjs'; minify?: boolean; sourcemap?: boolean };
 }
@@ -44,7 +43,13 @@ export interface Queue {
   url: Output;
   arn: Output;
   nodes: { queue: { name: Output } };
-  subscribe(subscriber: Output, args?: { batch?: { size?: number; window?: string; partialResponses?: boolean } }): unknown;
+  subscribe(
+    subscriber: Output,
+    args?: {
+      batch?: { size?: number; window?: string; partialResponses?: boolean };
+      transform?: { eventSourceMapping?: { scalingConfig?: { maximumConcurrency: number } } };
+    },
+  ): unknown;
 }
 export interface Api {
   url: Output;

@@ -20,7 +20,11 @@ export type BodyKind = 'json' | 'none' | 'raw';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** API Gateway path syntax: /v1/leads/{id} */
+  /**
+   * API Gateway path syntax: /v1/leads/{id}. Under one parent, every route
+   * names its variable alike (API Gateway refuses `{id}` beside `{domain}`
+   * at one level with a 409): the name is the route key's, not the client's.
+   */
   path: string;
   /** Public routes take no bearer token (docs/api.md, Authentication). */
   public?: boolean;
@@ -65,8 +69,14 @@ export interface FunctionDef {
   uses?: KitName[];
   enqueues?: boolean;
   seals?: SealPurpose[];
-  /** Executions kept for it alone, so a flood on the public routes cannot starve it (and it cannot run more at once). */
-  reservedConcurrency?: number;
+  /** What it opens (KMS Decrypt, by the encryption context's purpose); the installation's own secrets always. */
+  opens?: SealPurpose[];
+  /**
+   * For a queue consumer: how many invocations its event source runs at once
+   * (the mapping's maximumConcurrency, 2 to 1000). Not reserved concurrency:
+   * a new account has 10 executions and may reserve none (docs/deploy.md).
+   */
+  consumerConcurrency?: number;
 }
 
 export const table = {
@@ -110,6 +120,8 @@ export const functions = {
   },
   leads: {
     handler: 'http/leads.ts',
+    // Checks a webhook's signature with its campaign's secret.
+    opens: ['webhook-secret'],
     uses: ['uploads'],
     // An import answers within 20 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
     timeoutSeconds: 29,
@@ -130,7 +142,6 @@ export const functions = {
     handler: 'workers/imports.ts',
     onStored: 'uploads',
     uses: ['uploads'],
-    reservedConcurrency: 3,
     // Stores an import's rows (50,000 in well under a minute) and resumes imports a restart interrupted.
     timeoutSeconds: 900,
     memoryMb: 1024,
@@ -156,13 +167,13 @@ export const functions = {
     // Every lookup of a check gives up after 3 s; an SPF include chain is followed level by level.
     timeoutSeconds: 29,
     routes: [
-      { method: 'POST', path: '/v1/domains/{domain}/check', body: 'none' },
+      // The domain's name, not its id: `{id}` only because its siblings under /v1/domains/ name the level so.
+      { method: 'POST', path: '/v1/domains/{id}/check', body: 'none' },
       { method: 'GET', path: '/public/domain-check', public: true, rate: 'publicCheck' },
     ],
   },
   domainCheck: {
     handler: 'schedules/domain-check.ts',
-    reservedConcurrency: 1,
     timeoutSeconds: 300,
   },
   seedInboxes: {
@@ -187,8 +198,8 @@ export const functions = {
   },
   placementReader: {
     handler: 'schedules/placement.ts',
+    opens: ['seed-password'],
     uses: ['mail'],
-    reservedConcurrency: 1,
     // Each seed inbox read may wait 20 s on its IMAP server.
     timeoutSeconds: 300,
   },
@@ -208,10 +219,10 @@ export const functions = {
   },
   mailboxPoller: {
     handler: 'schedules/poll.ts',
+    opens: ['mailbox-password', 'mailbox-oauth-refresh'],
     uses: ['mail'],
     // A provider may hand a new refresh token with an access token: it is sealed at once.
     seals: ['mailbox-oauth-refresh'],
-    reservedConcurrency: 2,
     // Reads stop 30 s before this; each IMAP server may take 20 s to answer.
     timeoutSeconds: 120,
   },
@@ -240,14 +251,17 @@ export const functions = {
   },
   sender: {
     handler: 'queues/send.ts',
+    // Signs in to send, and writes copy with the campaign's AI key.
+    opens: ['mailbox-password', 'mailbox-oauth-refresh', 'ai-key'],
     consumes: 'send',
     // Sends (nodemailer) and writes copy (the AI SDKs); it never signs in to or reads a mailbox over IMAP.
     uses: ['smtp', 'ai'],
     // Hands back what it had no time for; queues an acceptance the store could not record.
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],
-    // Ten invocations of ten sends at once: far above any cadence (an email per mailbox every 8 to 10 minutes).
-    reservedConcurrency: 10,
+    // Five invocations of ten sends at once, far above any cadence (an email per mailbox every 8 to 10 minutes),
+    // and half of a new account's 10 executions, so the API keeps the rest during a launch.
+    consumerConcurrency: 5,
     // A send needs at most 35 s for AI and 40 s for SMTP and its writes (sending/sender.ts), and starts only
     // when that much is left, so 90 s leaves a margin; the queue's visibility timeout is six times this.
     // Each invocation takes up to 10 messages and sends them at once (functions/src/queues/send.ts).
@@ -255,11 +269,12 @@ export const functions = {
   },
   dispatcher: {
     handler: 'schedules/dispatch.ts',
+    // Signs in to look in a mailbox's Sent folder when a send's outcome is unknown.
+    opens: ['mailbox-password', 'mailbox-oauth-refresh'],
     // Settling an unknown outcome looks in the mailbox's Sent folder.
     uses: ['mail'],
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],
-    reservedConcurrency: 1,
     timeoutSeconds: 60,
   },
   fallback: {

@@ -250,7 +250,7 @@ const ROUTES: Record<string, RouteDoc> = {
     errors: [404, 409, 422],
     errorBodies: { 409: 'AddressInUse' },
   },
-  'POST /v1/domains/{domain}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheckResult')], errors: [404, 422] },
+  'POST /v1/domains/{id}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheckResult')], errors: [404, 422] },
   'GET /public/domain-check': { summary: 'The public domain check: six fields', query: z.object({ domain: z.string() }), ok: [200, ref('DomainCheck')], errors: [422, 429] },
   'GET /v1/seed-inboxes': { summary: 'List seed inboxes (passwords never included)', ok: [200, arrayOf(ref('SeedInbox'))] },
   'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, ref('SeedInbox')], errors: [409, 422] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { unitDeps } from '@outbound/core/testing/unit-deps';
-import { sealSecret } from '@outbound/core/secrets/index';
+import { openSecret, sealSecret } from '@outbound/core/secrets/index';
 import { functions } from '../manifest.ts';
 import { restrictTo } from './deps.ts';
 
@@ -23,6 +23,10 @@ describe('what a function may reach (restrictTo, as the local runtime runs every
     expect(sender.ai).toBe(deps.ai);
     expect(sender.queue).toBe(deps.queue);
     await expect(sealSecret(sender.keys, 'x', { purpose: 'mailbox-oauth-refresh', mailboxId: 'm' })).resolves.toBeTypeOf('string');
+    const sealed = await sealSecret(deps.keys, 'pw', { purpose: 'mailbox-password', mailboxId: 'm' });
+    await expect(openSecret(sender.keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm' })).resolves.toBe('pw');
+    // A public function may not open a mailbox's password (its AWS role may not either).
+    await expect(openSecret(restrictTo(deps, 'unsubscribe', functions.unsubscribe).keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm' })).rejects.toThrow(/may not open a mailbox-password secret/);
     // One view per function, so per-process caches keyed by its ports stay warm.
     expect(restrictTo(deps, 'sender', functions.sender)).toBe(sender);
   });

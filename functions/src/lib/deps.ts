@@ -106,7 +106,7 @@ const restricted = new WeakMap<Deps, Map<string, Deps>>();
 /**
  * What one function may touch, as its manifest entry says and its AWS role
  * allows: the kits it names, the send queue only if it enqueues, and KMS
- * sealing only for the purposes it seals (and the installation's own
+ * sealing and opening only for the purposes it seals and opens (and the installation's own
  * secrets, which whichever function first needs one makes). The local
  * runtime runs every handler through this, so a function that reaches
  * further than its entry fails in the tests, not in a customer's account.
@@ -118,12 +118,16 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
   if (view) return view;
   const uses = new Set(def.uses ?? []);
   const sealable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])]);
+  const openable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.opens ?? [])]);
   const keys: KeyProvider = {
     generateDataKey: (context) =>
       sealable.has(context.purpose ?? '')
         ? deps.keys.generateDataKey(context)
         : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret: its manifest entry does not list it in seals.`)),
-    decryptDataKey: (ciphertext, context) => deps.keys.decryptDataKey(ciphertext, context),
+    decryptDataKey: (ciphertext, context) =>
+      openable.has(context.purpose ?? '')
+        ? deps.keys.decryptDataKey(ciphertext, context)
+        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret: its manifest entry does not list it in opens.`)),
   };
   view = { ...deps, keys };
   for (const [port, by] of KITS_OF) {

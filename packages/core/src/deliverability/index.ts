@@ -30,7 +30,7 @@ async function checkItem(deps: D, domain: Domain, selector?: string | null): Pro
 }
 
 /**
- * POST /v1/domains/{domain}/check: the only domain route keyed by name. A name
+ * POST /v1/domains/{id}/check: the only domain route keyed by name (its `{id}` is the name). A name
  * the engine does not have is 404 (the public check is the one for any name).
  */
 export const check = verb(CheckDomain, async (deps: D, { domain, selector }) => {

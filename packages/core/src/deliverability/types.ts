@@ -33,7 +33,7 @@ export interface CheckDetails {
   blocklists: Record<BlocklistId, BlocklistDetail>;
 }
 
-/** The answer of POST /v1/domains/{domain}/check, and what is stored as a domain's lastCheck. */
+/** The answer of POST /v1/domains/{id}/check (by name), and what is stored as a domain's lastCheck. */
 export interface DomainCheck {
   domain: string;
   spf: Status;
