@@ -47,7 +47,8 @@ function addresses(value: AddressObject | AddressObject[] | undefined): { addres
 /** The source with its header block bounded, so mailparser (and libmime's patterns) never see an oversized header. */
 function boundedSource(raw: string): string {
   const { end, bodyStart } = headerEnd(raw);
-  const fields = headerFields(raw.slice(0, end)).map((f) => f.replace(/\r?\n/g, '\r\n').replace(/\r+\r\n/g, '\r\n'));
+  // Line ends as CRLF, without a pattern that would rescan a run of bare CRs.
+  const fields = headerFields(raw.slice(0, end)).map((f) => f.replaceAll('\r', '').replaceAll('\n', '\r\n'));
   return `${fields.join('\r\n')}\r\n\r\n${raw.slice(bodyStart)}`;
 }
 

@@ -26,11 +26,11 @@ const RECIPIENTS_MAX = 20;
 const NOTICE_MAX = 32 * 1024;
 
 /** Local parts of mail systems' own addresses: never a bounced recipient. */
-const SYSTEM_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|poostmaster|hostmaster|abuse|noreply|no-reply|donotreply|do-not-reply|bounce|bounces|root|nobody|mail\.delivery\.system|mdaemon)([+=.-].*)?$/;
+const SYSTEM_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|abuse|noreply|no-reply|donotreply|do-not-reply|bounce|bounces|root|nobody|mail\.delivery\.system|mdaemon)([+=.-].*)?$/;
 const SYSTEM_NAME = /mailer[- ]?daemon|mail delivery (subsystem|system|service)|postmaster|mail administrator|mail system|delivery status|mail router|mail gateway|post office|e-?mail delivery/i;
 /** Subjects mail systems write their notices with (English, and the languages seen in the corpus). */
 const NOTICE_SUBJECT =
-  /^\s*(undeliver(ed|able)|undelivered mail|delivery (status notification|failure|failed|has failed|notification|report|problem|incomplete|delayed)|returned mail|return(ed)? to sender|failure notice|mail delivery (failed|failure|system)|mail system error|non[- ]?deliver|nondeliverable|message (not delivered|delivery failed|could not be delivered|you sent (could not|has been blocked))|could not send message|warning: (could not send|message .* delayed)|delayed mail|permanent (delivery )?failure|rejected:|not delivered|mail could not be delivered|error sending message|unzustellbar|non remis|onbestelbaar|no se puede entregar|olmayan|配信|返送|ошибка доставки|Не удалось доставить)/i;
+  /^\s*(undeliver(ed|able)|undelivered mail|delivery (status notification|failure|failed|has failed|notification|report|problem|incomplete|delayed)|returned mail|return(ed)? to sender|failure notice|mail delivery (failed|failure|system)|mail system error|non[- ]?deliver|nondeliverable|message (not delivered|delivery failed|could not be delivered|you sent (could not|has been blocked))|could not send message|warning: (could not send|message [^\n]{0,80}delayed)|delayed mail|permanent (delivery )?failure|rejected:|not delivered|mail could not be delivered|error sending message|unzustellbar|non remis|onbestelbaar|no se puede entregar|olmayan|配信|返送|ошибка доставки|Не удалось доставить)/i;
 
 const first = (value: string | undefined) => (value ?? '').split(';')[0]!.trim().toLowerCase();
 

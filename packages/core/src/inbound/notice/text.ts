@@ -23,6 +23,8 @@ const ID_SHAPE = /^[^@\s]+@[^@\s]+$/;
 
 /** The tokens of a value, cut first, so the cost is bounded by the cut. */
 const tokensOf = (value: string, max = HEADER_VALUE_MAX) => value.slice(0, max).split(SEPARATORS);
+/** The tokens of a value's end: References lists the oldest first, and the newest are the ones that count. */
+const lastTokensOf = (value: string) => value.slice(-HEADER_VALUE_MAX).split(SEPARATORS).slice(value.length > HEADER_VALUE_MAX ? 1 : 0);
 
 /** A Message-ID as the rules keep it: bare, at most 255 characters, shaped like left@right. */
 export function cleanId(id: string): string | undefined {
@@ -39,7 +41,7 @@ export function cleanId(id: string): string | undefined {
 export function idsOf(value: string | undefined, keep: number, from: 'first' | 'last' = 'first'): string[] {
   if (!value) return [];
   const ids: string[] = [];
-  for (const token of tokensOf(value)) {
+  for (const token of from === 'first' ? tokensOf(value) : lastTokensOf(value)) {
     const id = token ? cleanId(token) : undefined;
     if (id && !ids.includes(id)) ids.push(id);
   }
@@ -82,22 +84,43 @@ export function headerEnd(raw: string): { end: number; bodyStart: number } {
   return { end: raw.length, bodyStart: raw.length };
 }
 
-/** The fields of a header block, each with its folded lines; at most HEADER_FIELDS_MAX, each cut to HEADER_VALUE_MAX. */
+/**
+ * The fields of a header block, each with its folded lines; at most
+ * HEADER_FIELDS_MAX, each cut to HEADER_VALUE_MAX. References keeps its end
+ * instead of its start: it lists the oldest id first, and the newest ones
+ * name the email answered.
+ */
 export function headerFields(block: string): string[] {
-  const fields: string[] = [];
+  const fields: string[][] = [];
+  let size = 0;
+  let tail = false;
   for (const line of block.split('\n')) {
     if ((line.startsWith(' ') || line.startsWith('\t')) && fields.length) {
-      const last = fields[fields.length - 1]!;
-      if (last.length < HEADER_VALUE_MAX) fields[fields.length - 1] = `${last}\n${line}`.slice(0, HEADER_VALUE_MAX);
+      // Past the cut, only a field kept by its end needs more lines (and only its last few are kept).
+      if (size < HEADER_VALUE_MAX || tail) {
+        const current = fields[fields.length - 1]!;
+        current.push(line.slice(0, HEADER_VALUE_MAX));
+        size += line.length + 1;
+        if (tail && current.length > 64) current.splice(1, current.length - 64);
+      }
       continue;
     }
     // An mbox "From " line, or anything else that is not a field, is left out.
     const colon = line.indexOf(':');
     if (colon <= 0 || line.slice(0, colon).includes(' ')) continue;
     if (fields.length >= HEADER_FIELDS_MAX) break;
-    fields.push(line.slice(0, HEADER_VALUE_MAX));
+    tail = /^references$/i.test(line.slice(0, colon).trim());
+    fields.push([line.length > HEADER_VALUE_MAX && tail ? `${line.slice(0, colon + 1)} ${line.slice(-HEADER_VALUE_MAX)}` : line.slice(0, HEADER_VALUE_MAX)]);
+    size = line.length;
   }
-  return fields;
+  return fields.map((lines) => {
+    const field = lines.join('\n');
+    if (field.length <= HEADER_VALUE_MAX) return field;
+    if (!/^references\s*:/i.test(field)) return field.slice(0, HEADER_VALUE_MAX);
+    // The end, cut after a space, so no half id is kept.
+    const end = field.slice(-HEADER_VALUE_MAX + 16);
+    return `References:${end.slice(Math.max(0, end.search(/\s/)))}`;
+  });
 }
 
 /** A header block by lower-case name (first occurrence), unfolded. */
