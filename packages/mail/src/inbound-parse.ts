@@ -81,7 +81,12 @@ function decode(body: string, encoding: string | undefined, charset: string | un
   }
 }
 
-/** HTML to plain text without a pattern that rescans a tag that never closes. */
+const ENTITIES: Record<string, string> = { nbsp: ' ', lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** Tags that end a line of text; the content of style, script and head is not text. */
+const BREAK_TAG = /^\/?(br|p|div|tr|li|h[1-6]|blockquote|table|hr)\b/i;
+const SKIPPED = ['style', 'script', 'head'];
+
+/** HTML to plain text in one pass with indexOf: no pattern rescans a tag that never closes. */
 function htmlText(html: string): string {
   let out = '';
   let at = 0;
@@ -91,12 +96,25 @@ function htmlText(html: string): string {
       out += html.slice(at);
       break;
     }
-    out += `${html.slice(at, open)} `;
+    out += html.slice(at, open);
     const close = html.indexOf('>', open);
     if (close < 0) break;
+    const tag = html.slice(open + 1, Math.min(close, open + 12)).toLowerCase();
+    out += BREAK_TAG.test(tag) ? '\n' : ' ';
     at = close + 1;
+    const skipped = SKIPPED.find((name) => tag === name || tag.startsWith(`${name} `));
+    if (skipped) {
+      const end = html.toLowerCase().indexOf(`</${skipped}`, at);
+      at = end < 0 ? html.length : end;
+    }
   }
-  return out.replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return out
+    .replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,6});/gi, (whole, name: string) => {
+      if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? whole;
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
+    })
+    .replace(/[ \t]+/g, ' ');
 }
 
 interface Walk {
@@ -134,6 +152,7 @@ function walk(entity: string, w: Walk, depth: number): void {
   else if (/^attachment/i.test(headers['content-disposition'] ?? '')) return;
   else if (type === 'text/plain' || type === 'text') w.texts.push(text());
   else if (type === 'text/html') w.html.push(htmlText(text()));
+  // A body without a type is text/plain (RFC 2045 §5.2); a part of another type (an image, a PDF) is not read.
 }
 
 /** The parts between a multipart body's delimiter lines (the preamble and the epilogue are not parts). */
@@ -179,13 +198,16 @@ async function parse(uid: number, receivedAt: number, source: Buffer | string): 
   const bytes = typeof source === 'string' ? Buffer.from(source, 'utf8') : source;
   // latin1 keeps one character per byte, so an 8-bit body in any charset survives until its part is decoded.
   const raw = boundedSource(bytes.subarray(0, SOURCE_MAX).toString('latin1'));
-  const parsed: ParsedMail = await simpleParser(Buffer.from(raw, 'latin1'), { skipHtmlToText: false, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
   const { end } = headerEnd(raw);
   const headers = headerMapOf(raw.slice(0, end));
+  // mailparser decodes the header block only (encoded words, address lists): its cost on a body (HTML to
+  // text, thousands of parts, nesting) grows faster than the body, so the body is walked here, with caps.
+  const parsed: ParsedMail = await simpleParser(Buffer.from(`${raw.slice(0, end)}\r\n\r\n`, 'latin1'), { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
 
   const w: Walk = { texts: [], html: [], reports: [], originals: [], parts: 0 };
   walk(raw, w, 0);
-  const bodyText = (w.texts.length ? w.texts : w.html).join('\n').replace(/\r\n?/g, '\n').slice(0, BODY_TEXT_MAX);
+  // The plain-text parts, else the HTML's text (RFC 2046 §5.1.4: alternatives carry the same content).
+  const bodyText = (w.texts.length ? w.texts : w.html).join('\n').slice(0, BODY_TEXT_MAX * 2).replace(/\r\n?/g, '\n').slice(0, BODY_TEXT_MAX);
   const report = reportOf(headers, w);
   // An original quoted in the text; or, when a broken delimiter folded the original into the report part, there.
   const inline = !w.originals.length ? (inlineOriginalOf(bodyText) ?? (report?.fields ? inlineOriginalOf(report.fields) : undefined)) : undefined;
@@ -193,7 +215,7 @@ async function parse(uid: number, receivedAt: number, source: Buffer | string): 
 
   const from = addresses(parsed.from)[0];
   const messageId = idsOf(headers['message-id'], 1)[0];
-  const text = (parsed.text ?? (typeof parsed.html === 'string' ? htmlText(parsed.html.slice(0, PART_MAX)) : '') ?? '').slice(0, TEXT_MAX);
+  const text = bodyText.slice(0, TEXT_MAX);
   return {
     uid,
     receivedAt,
