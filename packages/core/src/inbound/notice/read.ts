@@ -27,6 +27,7 @@ const NOTICE_MAX = 32 * 1024;
 
 /** Local parts of mail systems' own addresses: never a bounced recipient. */
 const SYSTEM_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|abuse|noreply|no-reply|donotreply|do-not-reply|bounce|bounces|root|nobody|mail\.delivery\.system|mdaemon)([+=.-].*)?$/;
+const DAEMON_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|mdaemon)$/;
 const SYSTEM_NAME = /mailer[- ]?daemon|mail delivery (subsystem|system|service)|postmaster|mail administrator|mail system|delivery status|mail router|mail gateway|post office|e-?mail delivery/i;
 /** Subjects mail systems write their notices with (English, and the languages seen in the corpus). */
 const NOTICE_SUBJECT =
@@ -47,7 +48,8 @@ export function isMailSystemNotice(m: InboundMessage): boolean {
   const returnPath = (h['return-path'] ?? '').trim().toLowerCase();
   if (returnPath === '<>' || returnPath === '<null>' || /^<?mailer-daemon\b/.test(returnPath)) return true;
   const local = (m.from ?? '').split('@')[0] ?? '';
-  if (SYSTEM_LOCAL.test(local) && !/^(noreply|no-reply|donotreply|do-not-reply|root|nobody|abuse)$/.test(local)) return true;
+  // The daemons' own names are notices; a no-reply, bounce or root sender (newsletters use them too) only with a notice's subject, below.
+  if (DAEMON_LOCAL.test(local)) return true;
   if (m.fromName && /mailer[- ]?daemon|mail delivery (subsystem|system)/i.test(m.fromName)) return true;
   if (!m.from && /mailer[- ]?daemon/i.test(h.from ?? '')) return true;
   // A no-reply or bounce sender is a notice only when its subject or Auto-Submitted says so.

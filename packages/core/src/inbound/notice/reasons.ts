@@ -84,7 +84,8 @@ const BY_STATUS: Record<string, BounceReason> = {
   '1.6': 'has-moved',
   '1.7': 'blocked',
   '1.8': 'blocked',
-  '1.10': 'not-accepted',
+  // RFC 7505 gives 5.1.10 to a null MX, but Exchange Online writes it for every unknown recipient.
+  '1.10': 'user-unknown',
   '2.1': 'mailbox-disabled',
   '2.2': 'mailbox-full',
   '2.3': 'message-too-big',
@@ -120,7 +121,7 @@ const BY_STATUS: Record<string, BounceReason> = {
 };
 
 /** Status codes whose own meaning outranks the wording around them: a 5.2.2 is a full mailbox whatever else the server says. */
-const STATUS_FIRST = new Set(['2.2', '4.7', '4.316', '1.6', '7.28', '1.10']);
+const STATUS_FIRST = new Set(['2.2', '4.7', '4.316', '1.6', '7.28']);
 
 /** The reason for one recipient, from the server's words, else its status code; 'unknown' when neither says. */
 export function reasonOf(diagnostic: string, status: string): BounceReason {
