@@ -73,7 +73,9 @@ function decode(body: string, encoding: string | undefined, charset: string | un
     const soft = body.replace(/=\r?\n/g, '');
     bytes = Buffer.from(soft.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
   } else bytes = Buffer.from(body, 'latin1');
-  const cs = (charset ?? 'utf-8').trim().toLowerCase();
+  let cs = (charset ?? 'utf-8').trim().toLowerCase();
+  // ISO-2022-JP is 7-bit; 8-bit bytes under that label are EUC-JP, as some Japanese carriers write it.
+  if (cs === 'iso-2022-jp' && bytes.some((b) => b > 0x7f)) cs = 'euc-jp';
   try {
     return new TextDecoder(cs === 'us-ascii' || cs === 'ascii' ? 'utf-8' : cs).decode(bytes.subarray(0, PART_MAX));
   } catch {
