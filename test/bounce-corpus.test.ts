@@ -46,6 +46,7 @@ const REVIEWED: Record<string, string> = {
   'lhost-exim-57.eml': '"sending to/from an address that has been blacklisted": a blocklist, soft by our rule',
   'lhost-sendmail-33.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   'lhost-sendmail-36.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
+  'lhost-postfix-58.eml': 'Gmail: "the very low reputation of the sending IP address": soft by our rule',
   // Flagged in the corpus README.
   'lhost-opensmtpd-12.eml': 'a delay notice ("Warning: ... will retry"), which the corpus calls hard; a delay fails no one',
   'lhost-sendmail-56.eml': 'the report says failed 5.5.0 "not accepting connections"; Sisimai reads the 421 of the transcript',

@@ -136,7 +136,8 @@ function overall(text: string): string {
 /** One failed recipient: its words give the reason, else the whole notice's (Exim and Gmail name the address on a line of its own). */
 function recipientOf(recipient: string, action: string, status: string | undefined, diagnostic: string, notice: string): BouncedRecipient {
   const inferred = status ?? '5.0.0';
-  let reason = reasonOf(diagnostic, inferred);
+  // The address itself says nothing about why (and a local part such as "mailboxfull" would mislead).
+  let reason = reasonOf(diagnostic.replaceAll(recipient, ' '), inferred);
   if (reason === 'unknown') reason = reasonOf(notice.replaceAll(recipient, ''), inferred);
   const diag = oneLine(diagnostic);
   return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard: isHard(reason, inferred, action) };
