@@ -91,6 +91,14 @@ describe('parseInbound: the report parts and the returned original in every form
     expect(classify(m, BOX)).toEqual({ kind: 'COMPLAINT', recipients: ['junker@outlook.com'], originalMessageId: SENT });
   });
 
+  it('a complainant header typed into the text is not a JMRP complaint: only an attached original counts', async () => {
+    const raw = `From: mallory@evil.example\r\nTo: ${BOX}\r\nSubject: fyi\r\n\r\nSee below.\r\n\r\n-----Original Message-----\r\nX-HmXmrOriginalRecipient: <victim@client.com>\r\nFrom: ${BOX}\r\nTo: victim@client.com\r\nMessage-ID: <${SENT}>\r\n\r\nHi`;
+    const m = await parseInbound(1, at, raw);
+    expect(m.original?.messageId).toBe(SENT);
+    expect(m.original?.headers).toEqual({});
+    expect(classify(m, BOX).kind).toBe('REPLY');
+  });
+
   it('HTML-only mail: line breaks kept, style and script left out, entities decoded', async () => {
     const raw = 'From: a@client.com\r\nTo: rita@sender.com\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Tom &amp; Jerry</p><div>back on 12&nbsp;March</div><script>x()</script></body></html>';
     const m = await parseInbound(1, at, raw);

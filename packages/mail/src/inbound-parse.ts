@@ -213,7 +213,8 @@ async function parse(uid: number, receivedAt: number, source: Buffer | string): 
   const report = reportOf(headers, w);
   // An original quoted in the text; or, when a broken delimiter folded the original into the report part, there.
   const inline = !w.originals.length ? (inlineOriginalOf(bodyText) ?? (report?.fields ? inlineOriginalOf(report.fields) : undefined)) : undefined;
-  const original = report?.original ?? (w.originals[0] !== undefined ? originalOf(w.originals[0]) : inline?.original);
+  // Headers that name a complainant (JMRP) count only in an attached original: anyone can type them into a text.
+  const original = report?.original ?? (w.originals[0] !== undefined ? originalOf(w.originals[0]) : inline ? { ...inline.original, headers: {} } : undefined);
 
   const from = addresses(parsed.from)[0];
   const messageId = idsOf(headers['message-id'], 1)[0];

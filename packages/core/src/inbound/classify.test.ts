@@ -154,6 +154,11 @@ describe('classify: notices from mail systems in every form', () => {
     expect(read('Sorry, no mailbox here by that name. (#5.1.1)')).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true, status: '5.1.1' }] });
   });
 
+  it('a success notice in prose (Exchange "Delivered:", "Relayed:") fails no one', () => {
+    expect(classify(notice({ from: 'postmaster@client.com', subject: 'Delivered: Quick question', text: 'Your message has been delivered to the following recipients:\n\nann@client.com' }), BOX).kind).toBe('IGNORE');
+    expect(classify(notice({ subject: 'Relayed: Quick question', text: 'Delivery to these recipients or groups is complete:\nann@client.com' }), BOX).kind).toBe('IGNORE');
+  });
+
   it('a person writing about a failed delivery is still a reply', () => {
     expect(classify(msg({ subject: 'Re: Undeliverable: Quick question', text: 'Your email bounced, try this address.' }), BOX).kind).toBe('REPLY');
   });

@@ -81,6 +81,10 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, DIAG
 
 /** Phrases that say the whole notice is a delay (a warning that delivery goes on), not a failure. */
 const DELAY = /(delivery|message)[^\n]{0,40}(is |has been )?delayed|still being retried|will (continue to )?(be )?retr(y|ied)|warning: message[^\n]{0,40}(delayed|still undelivered)|not yet been delivered|delivery attempts will continue|will keep trying|this is (a|just a) warning|no action is required/i;
+/** A notice of success (Exchange's "Delivered:" and "Relayed:", delivery receipts in prose): no one failed. */
+const SUCCESS_SUBJECT = /^\s*(delivered|relayed|delivery (status notification \(success\)|notification: delivery has been (completed|successful))|successful mail delivery|zugestellt|remis)\b/i;
+const SUCCESS_TEXT = /(has been|was) (successfully )?delivered to the following|delivery to the following recipients? (was|has been) (successful|completed|complete)|your message (has been|was) (successfully )?delivered/i;
+
 /** Phrases that say it failed for good. */
 const PERMANENT = /permanent(ly)?|fatal|given up|giving up|could not be delivered|couldn't be delivered|was not delivered|wasn't delivered|undeliverable|failed|failure|rejected|unable to deliver|not be delivered|returned/i;
 
@@ -184,6 +188,9 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
     // A report that names recipients but no failure (a delay, a success) says all there is.
     return out;
   }
+
+  // A success notice without a report names delivered recipients, not failed ones.
+  if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject))) return [];
 
   // 2. X-Failed-Recipients (Exim, Google), with the prose's words about each.
   const listed = addressesIn(m.headers['x-failed-recipients'], RECIPIENTS_MAX);
