@@ -1,10 +1,11 @@
 /**
- * What an inbound message is, from its headers and report parts alone
- * (docs/inbound.md). Pure: the lookups that tie it to a lead are the caller's.
- * Order (reports first, then automatic answers, then replies) matters: a
- * bounce carries Auto-Submitted and often In-Reply-To, and must still count
- * as a bounce; an out-of-office answer is threaded like a reply, and must not
- * stop the sequence.
+ * What an inbound message is, from its headers, its report parts and, for a
+ * notice from a mail system, its prose (docs/inbound.md, "Notices from mail
+ * systems"). Pure: the lookups that tie it to a lead are the caller's.
+ * Order (complaints and notices first, then automatic answers, then
+ * replies) matters: a bounce carries Auto-Submitted and often In-Reply-To,
+ * and must still count as a bounce; an out-of-office answer is threaded like
+ * a reply, and must not stop the sequence.
  */
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { isMailSystemNotice, readBounce } from './notice/read.ts';
