@@ -76,6 +76,99 @@ describe('classify: reports first, then automatic answers, then replies', () => 
   });
 });
 
+describe('classify: notices from mail systems in every form', () => {
+  const notice = (over: Partial<InboundMessage>) =>
+    msg({ from: 'mailer-daemon@mx.sender.com', fromName: 'Mail Delivery System', subject: 'Mail delivery failed: returning message to sender', messageId: 'n1@mx.sender.com', ...over });
+
+  it('every failed recipient comes back, hard and soft, each with a reason; delays and successes are left out', () => {
+    const fields = [
+      'Reporting-MTA: dns; mx.sender.com',
+      '',
+      'Final-Recipient: rfc822; gone@client.com',
+      'Action: failed',
+      'Status: 5.1.1',
+      'Diagnostic-Code: smtp; 550 5.1.1 User unknown',
+      '',
+      'Final-Recipient: rfc822; full@client.com',
+      'Action: failed',
+      'Status: 5.2.2',
+      'Diagnostic-Code: smtp; 552 5.2.2 Mailbox full',
+      '',
+      'Final-Recipient: rfc822; slow@client.com',
+      'Action: delayed',
+      'Status: 4.4.1',
+    ].join('\r\n');
+    const c = classify(notice({ report: { type: 'delivery-status', fields } }), BOX);
+    expect(c).toEqual({
+      kind: 'BOUNCE',
+      recipients: [
+        { recipient: 'gone@client.com', action: 'failed', status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 User unknown', reason: 'user-unknown', hard: true },
+        { recipient: 'full@client.com', action: 'failed', status: '5.2.2', diagnostic: 'smtp; 552 5.2.2 Mailbox full', reason: 'mailbox-full', hard: false },
+      ],
+    });
+  });
+
+  it('a multipart/report without report-type is read as a delivery report', () => {
+    const c = classify(notice({ report: { type: '', fields: dsn('failed', '5.1.1') } }), BOX);
+    expect(c).toMatchObject({ kind: 'BOUNCE', recipients: [{ recipient: 'ann@client.com', hard: true }] });
+  });
+
+  it("Exim's prose notice with Auto-Submitted: auto-replied is a bounce, never an out-of-office", () => {
+    const text = [
+      'This message was created automatically by mail delivery software.',
+      '',
+      'A message that you sent could not be delivered to one or more of its',
+      'recipients. This is a permanent error. The following address(es) failed:',
+      '',
+      '  gone@client.com',
+      '    SMTP error from remote mail server after RCPT TO:<gone@client.com>:',
+      '    550 5.1.1 <gone@client.com>: Recipient address rejected: User unknown',
+      '',
+      '------ This is a copy of the message, including all the headers. ------',
+      '',
+      `From: ${BOX}`,
+      'To: gone@client.com',
+      'Message-ID: <sent@sender.com>',
+    ].join('\n');
+    const c = classify(notice({ headers: { 'auto-submitted': 'auto-replied' }, text, original: { messageId: 'sent@sender.com', to: ['gone@client.com'] } }), BOX);
+    expect(c).toEqual({
+      kind: 'BOUNCE',
+      originalMessageId: 'sent@sender.com',
+      recipients: [expect.objectContaining({ recipient: 'gone@client.com', action: 'failed', status: '5.1.1', reason: 'user-unknown', hard: true })],
+    });
+  });
+
+  it('a notice threaded under the engine own email (Verizon, James, fml) is never a reply, even when no recipient can be read', () => {
+    const c = classify(notice({ inReplyTo: ['sent@sender.com'], text: 'Your message could not be delivered.' }), BOX);
+    expect(c.kind).toBe('IGNORE');
+    const nullSender = classify(msg({ from: 'ops@client.com', headers: { 'return-path': '<>' }, inReplyTo: ['sent@sender.com'], text: 'Delivery failed.' }), BOX);
+    expect(nullSender.kind).toBe('IGNORE');
+  });
+
+  it('a 5.x.x for a full mailbox, a rate limit or an expired message is soft; the reason comes from the words', () => {
+    const read = (line: string) => classify(notice({ text: `<ann@client.com>:\n${line}\n` }), BOX);
+    expect(read('Remote host said: 552 5.2.2 <ann@client.com>... Mailbox full')).toMatchObject({ kind: 'BOUNCE', recipients: [{ reason: 'mailbox-full', hard: false, status: '5.2.2' }] });
+    expect(read('550 5.7.1 Sender has sent to too many recipients this hour')).toMatchObject({ recipients: [{ reason: 'rate-limited', hard: false }] });
+    expect(read('550 Ip frequency limited')).toMatchObject({ recipients: [{ reason: 'rate-limited', hard: false, status: '5.0.0' }] });
+    expect(read('550 5.4.316 Message expired')).toMatchObject({ recipients: [{ reason: 'expired', hard: false }] });
+    expect(read('Sorry, no mailbox here by that name. (#5.1.1)')).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true, status: '5.1.1' }] });
+  });
+
+  it('a success notice in prose (Exchange "Delivered:", "Relayed:") fails no one', () => {
+    expect(classify(notice({ from: 'postmaster@client.com', subject: 'Delivered: Quick question', text: 'Your message has been delivered to the following recipients:\n\nann@client.com' }), BOX).kind).toBe('IGNORE');
+    expect(classify(notice({ subject: 'Relayed: Quick question', text: 'Delivery to these recipients or groups is complete:\nann@client.com' }), BOX).kind).toBe('IGNORE');
+  });
+
+  it('a person writing about a failed delivery is still a reply', () => {
+    expect(classify(msg({ subject: 'Re: Undeliverable: Quick question', text: 'Your email bounced, try this address.' }), BOX).kind).toBe('REPLY');
+  });
+
+  it('a JMRP complaint names X-HmXmrOriginalRecipient of the attached original', () => {
+    const c = classify(msg({ from: 'staff@hotmail.com', original: { messageId: 'Sent@Sender.com', to: ['x@outlook.com'], headers: { 'x-hmxmroriginalrecipient': '<Junker@Outlook.com>' } } }), BOX);
+    expect(c).toEqual({ kind: 'COMPLAINT', recipients: ['junker@outlook.com'], originalMessageId: 'sent@sender.com' });
+  });
+});
+
 describe('snippetOf', () => {
   it('keeps what the person wrote and drops the quoted original and the signature', () => {
     const text = 'Thanks, not right now.\nMaybe next quarter.\n\n-- \nAnn\n\nOn Tue, 3 Mar 2026 at 09:00, Rita <rita@sender.com> wrote:\n> Hi Ann';

@@ -1,24 +1,37 @@
 /**
- * What an inbound message is, from its headers and report parts alone
- * (docs/inbound.md). Pure: the lookups that tie it to a lead are the caller's.
- * Order (reports first, then automatic answers, then replies) matters: a
- * bounce carries Auto-Submitted and often In-Reply-To, and must still count
- * as a bounce; an out-of-office answer is threaded like a reply, and must not
- * stop the sequence.
+ * What an inbound message is, from its headers, its report parts and, for a
+ * notice from a mail system, its prose (docs/inbound.md, "Notices from mail
+ * systems"). Pure: the lookups that tie it to a lead are the caller's.
+ * Order (complaints and notices first, then automatic answers, then
+ * replies) matters: a bounce carries Auto-Submitted and often In-Reply-To,
+ * and must still count as a bounce; an out-of-office answer is threaded like
+ * a reply, and must not stop the sequence.
  */
 import type { InboundMessage } from '../ports/mail-reader.ts';
-import { isPermanentFailure, parseDeliveryStatus, parseFeedbackReport, type DsnRecipient } from './reports.ts';
+import { isMailSystemNotice, readBounce } from './notice/read.ts';
+import { sesNotificationOf } from './notice/ses.ts';
+import { addressesIn } from './notice/text.ts';
+import { parseFeedbackReport } from './reports.ts';
 
+/** Why a recipient's delivery failed (notice/reasons.ts has the phrases and the hard/soft rule; docs/inbound.md the table). */
 export type BounceReason = 'user-unknown' | 'host-unknown' | 'mailbox-disabled' | 'has-moved' | 'filtered' | 'mailbox-full' | 'rate-limited' | 'too-many-connections' | 'blocked' | 'reputation' | 'policy' | 'spam-detected' | 'virus-detected' | 'content-rejected' | 'auth-failure' | 'relaying-denied' | 'syntax-error' | 'message-too-big' | 'expired' | 'network-error' | 'system-error' | 'not-accepted' | 'unknown';
-export interface BouncedRecipient extends DsnRecipient {
+export interface BouncedRecipient {
+  recipient: string;      // bare, lower-case address, at most 320 chars
+  action: string;         // failed | delayed | ... lower-case ('failed' when read from prose)
+  status: string;         // a bare x.y.z code; from the report, else from the text, else inferred ('5.0.0'/'4.0.0')
+  diagnostic?: string;    // the server's answer, trimmed, at most ~300 chars
   reason: BounceReason;
-  hard: boolean;
+  hard: boolean;          // decided by the reason as well as the status class
 }
 
 export type Classified =
-  /** RFC 3464 report with at least one permanent failure; `recipients` come from the report, never from free text. */
+  /**
+   * A notice from a mail system (an RFC 3464 report, or a notice in prose)
+   * naming at least one failed recipient: every failed recipient, hard and
+   * soft, each with its reason. Never empty.
+   */
   | { kind: 'BOUNCE'; recipients: BouncedRecipient[]; originalMessageId?: string }
-  /** RFC 5965 feedback report (a complaint); recipients from Original-Rcpt-To, else the returned original's To. */
+  /** RFC 5965 feedback report or Microsoft JMRP (a complaint); recipients from the report, else the returned original. */
   | { kind: 'COMPLAINT'; recipients: string[]; originalMessageId?: string }
   /** RFC 3834 automatic answer (out of office, vacation, autoresponder). */
   | { kind: 'AUTO_REPLY'; threadIds: string[] }
@@ -60,19 +73,43 @@ export const threadIdsOf = (m: Pick<InboundMessage, 'inReplyTo' | 'references'>)
   ...new Set([...m.inReplyTo, ...[...m.references].reverse()].map((id) => id.toLowerCase())),
 ];
 
-export function classify(m: InboundMessage, mailboxEmail: string): Classified {
-  if (m.report?.type === 'delivery-status') {
-    const recipients = parseDeliveryStatus(m.report.fields).filter(isPermanentFailure).map((r) => ({ ...r, reason: 'unknown' as const, hard: true }));
-    // A delay (4.x.x) or a success notice changes nothing.
-    if (!recipients.length) return { kind: 'IGNORE', reason: 'a delivery report without a permanent failure' };
-    return { kind: 'BOUNCE', recipients, originalMessageId: m.report.original?.messageId?.toLowerCase() };
-  }
+/** The returned original's Message-ID, lower-case and bare: from a report's part, an attached message, or an original quoted in the text. */
+export function originalMessageIdOf(m: InboundMessage): string | undefined {
+  return (m.report?.original?.messageId ?? m.original?.messageId)?.toLowerCase();
+}
+
+/**
+ * A complaint: an RFC 5965 feedback report, or Microsoft's JMRP (a
+ * multipart/mixed whose attached original carries X-HmXmrOriginalRecipient,
+ * the Outlook.com address that pressed "junk").
+ */
+function complaintOf(m: InboundMessage): Extract<Classified, { kind: 'COMPLAINT' }> | undefined {
+  const originalMessageId = originalMessageIdOf(m);
+  const ids = originalMessageId ? { originalMessageId } : {};
   if (m.report?.type === 'feedback-report') {
     const report = parseFeedbackReport(m.report.fields);
-    const recipients = report.originalRcptTo.length ? report.originalRcptTo : (m.report.original?.to ?? []);
-    return { kind: 'COMPLAINT', recipients, originalMessageId: m.report.original?.messageId?.toLowerCase() };
+    const recipients = report.originalRcptTo.length ? report.originalRcptTo : (m.report.original?.to ?? m.original?.to ?? []);
+    return { kind: 'COMPLAINT', recipients: recipients.slice(0, 20), ...ids };
   }
-  if (m.report) return { kind: 'IGNORE', reason: `a ${m.report.type} report` };
+  const ses = sesNotificationOf(m);
+  if (ses?.kind === 'complaint') return { kind: 'COMPLAINT', recipients: ses.recipients, ...(originalMessageId ? ids : ses.originalMessageId ? { originalMessageId: ses.originalMessageId } : {}) };
+  const jmrp = m.original?.headers?.['x-hmxmroriginalrecipient'];
+  if (jmrp !== undefined && !m.report) return { kind: 'COMPLAINT', recipients: addressesIn(jmrp, 20), ...ids };
+  return undefined;
+}
+
+export function classify(m: InboundMessage, mailboxEmail: string): Classified {
+  const complaint = complaintOf(m);
+  if (complaint) return complaint;
+  // A notice from a mail system is never a reply or an auto-reply, whatever its Auto-Submitted
+  // (Exim writes auto-replied) or its In-Reply-To (Verizon, Apache James, fml thread it under the original).
+  if (isMailSystemNotice(m)) {
+    if (m.report && m.report.type !== 'delivery-status' && m.report.type !== 'global-delivery-status' && m.report.type !== '') return { kind: 'IGNORE', reason: `a ${m.report.type} report` };
+    const recipients = readBounce(m, mailboxEmail);
+    if (!recipients.length) return { kind: 'IGNORE', reason: 'a notice from a mail system without a failed recipient it names' };
+    const originalMessageId = originalMessageIdOf(m) ?? sesNotificationOf(m)?.originalMessageId;
+    return { kind: 'BOUNCE', recipients, ...(originalMessageId ? { originalMessageId } : {}) };
+  }
   // The engine's own sent copy (providers that show sent mail in INBOX).
   if (m.from && m.from === mailboxEmail.toLowerCase()) return { kind: 'IGNORE', reason: 'sent from this mailbox' };
   const threadIds = threadIdsOf(m);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressOf, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from './reports.ts';
+import { addressOf, deliveryStatusBlocks, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from './reports.ts';
 
 const POSTFIX = [
   'Reporting-MTA: dns; mail.sender.com',
@@ -42,6 +42,15 @@ describe('parseDeliveryStatus (RFC 3464)', () => {
     expect(parseDeliveryStatus('Final-Recipient: rfc822; a@b.com\nAction: failed\n')).toEqual([]);
     expect(parseDeliveryStatus('hello there\nthis is not a report')).toEqual([]);
     expect(parseDeliveryStatus('')).toEqual([]);
+  });
+
+  it('two recipients in one block with no blank line between them (AOL) are two recipients', () => {
+    const aol = 'Original-Recipient: rfc822;a@client.com\nFinal-Recipient: rfc822;a@client.com\nAction: failed\nStatus: 5.1.1\nOriginal-Recipient: rfc822;b@client.com\nFinal-Recipient: rfc822;b@client.com\nAction: failed\nStatus: 5.2.2\n';
+    expect(parseDeliveryStatus(aol)).toEqual([
+      { recipient: 'a@client.com', action: 'failed', status: '5.1.1' },
+      { recipient: 'b@client.com', action: 'failed', status: '5.2.2' },
+    ]);
+    expect(deliveryStatusBlocks('Final-Recipient: rfc822; c@client.com\nAction: failed\n').map((b) => b.recipient)).toEqual(['c@client.com']);
   });
 
   it('a failure with a 4.x.x status, or a delivery with 2.0.0, is not permanent', () => {

@@ -2,8 +2,10 @@
  * The machine-readable parts of mail reports: RFC 3464 delivery status
  * notifications (bounces) and RFC 5965 feedback reports (complaints). Both
  * are blocks of header-like fields (RFC 3464 §2.1: a per-message block, then
- * one block per recipient, separated by blank lines). Only these parts are
- * trusted for who bounced or complained: the human-readable text is never parsed.
+ * one block per recipient, separated by blank lines). When a report names
+ * its recipients, these parts decide who bounced or complained; the prose is
+ * read only when there is no such part, or for a recipient's reason
+ * (notice/read.ts).
  */
 
 export interface DsnRecipient {
@@ -26,12 +28,21 @@ export interface FeedbackReport {
 
 type Fields = Map<string, string[]>;
 
-/** Splits the text into blocks at blank lines and each block into unfolded fields (RFC 5322 §2.2.3 folding). */
+/** A report part longer than this is read for its start only (a report names a few recipients in a few hundred bytes). */
+const FIELDS_MAX = 64 * 1024;
+const RECIPIENT_FIELDS = new Set(['final-recipient', 'original-recipient']);
+
+/**
+ * Splits the text into blocks at blank lines and each block into unfolded
+ * fields (RFC 5322 §2.2.3 folding). A recipient field that comes after the
+ * block already has its recipient's Action or Status opens a new block: AOL
+ * writes two recipients in one block with no blank line between them.
+ */
 function blocks(text: string): Fields[] {
   const out: Fields[] = [];
   let current: Fields = new Map();
   let last: { name: string; index: number } | undefined;
-  for (const raw of text.replace(/\r\n?/g, '\n').split('\n')) {
+  for (const raw of text.slice(0, FIELDS_MAX).replace(/\r\n?/g, '\n').split('\n')) {
     if (!raw.trim()) {
       if (current.size) out.push(current);
       current = new Map();
@@ -46,6 +57,10 @@ function blocks(text: string): Fields[] {
     const colon = raw.indexOf(':');
     if (colon <= 0) continue;
     const name = raw.slice(0, colon).trim().toLowerCase();
+    if (RECIPIENT_FIELDS.has(name) && (current.has(name) || current.has('action') || current.has('status'))) {
+      out.push(current);
+      current = new Map();
+    }
     const values = current.get(name) ?? [];
     values.push(raw.slice(colon + 1).trim());
     current.set(name, values);
@@ -62,7 +77,7 @@ export function addressOf(value: string | undefined): string | undefined {
   const typed = semi >= 0 ? value.slice(0, semi).trim().toLowerCase() : 'rfc822';
   if (typed !== 'rfc822' && typed !== 'utf-8') return undefined;
   const address = (semi >= 0 ? value.slice(semi + 1) : value).trim().replace(/^<|>$/g, '').trim().toLowerCase();
-  return /^[^\s@<>]+@[^\s@<>]+$/.test(address) ? address : undefined;
+  return address.length <= 320 && /^[^\s@<>]+@[^\s@<>]+$/.test(address) ? address : undefined;
 }
 
 /** The recipients of a `message/delivery-status` part; [] for anything that is not one. */
@@ -76,6 +91,25 @@ export function parseDeliveryStatus(fields: string): DsnRecipient[] {
     if (!recipient || !action || !status) continue;
     const diagnostic = block.get('diagnostic-code')?.[0];
     out.push({ recipient, action, status, ...(diagnostic ? { diagnostic } : {}) });
+  }
+  return out;
+}
+
+/**
+ * Every recipient block of a delivery-status part, read leniently for the
+ * notice reader: a block without Action or Status still names its recipient
+ * (McAfee writes no Status), and the status may be missing or only in the
+ * Diagnostic-Code.
+ */
+export function deliveryStatusBlocks(fields: string): { recipient: string; action?: string; status?: string; diagnostic?: string }[] {
+  const out: { recipient: string; action?: string; status?: string; diagnostic?: string }[] = [];
+  for (const block of blocks(fields)) {
+    const recipient = addressOf(block.get('final-recipient')?.[0]) ?? addressOf(block.get('original-recipient')?.[0]) ?? addressOf(block.get('x-actual-recipient')?.[0]);
+    if (!recipient || out.some((r) => r.recipient === recipient)) continue;
+    const action = block.get('action')?.[0]?.split(/[\s(]/)[0]?.toLowerCase() || undefined;
+    const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(block.get('status')?.[0] ?? '')?.slice(1).join('.');
+    const diagnostic = block.get('diagnostic-code')?.[0]?.slice(0, 2000);
+    out.push({ recipient, ...(action ? { action } : {}), ...(status ? { status } : {}), ...(diagnostic ? { diagnostic } : {}) });
   }
   return out;
 }

@@ -26,15 +26,49 @@ export interface InboundMessage {
   headers: Record<string, string>;
   /** The plain text of the body (text/plain, else the HTML's text), at most 8 KB. */
   text: string;
-  /** A multipart/report (RFC 6522): its report-type and its machine-readable part. */
+  /**
+   * Every text part of the body in order, outside a returned original
+   * (text/plain, else the HTML's text), decoded, LF line ends, at most 64 KB:
+   * where a notice from a mail system says in prose what failed. Absent when
+   * the message was built without it: readers fall back to `text`.
+   */
+  bodyText?: string;
+  /**
+   * The returned or attached original: a message/rfc822, message/global or
+   * text/rfc822-headers part at any depth, else a header block the text quotes
+   * (qmail's "--- Below this line is a copy of the message.", Exim's "------
+   * This is a copy of the message, including all the headers. ------").
+   * The same object as `report.original` when the report has one.
+   */
+  original?: ReturnedOriginal;
+  /**
+   * A multipart/report (RFC 6522), or a message of another multipart type
+   * that carries a report part: its report-type and its machine-readable part.
+   */
   report?: {
-    /** The report-type parameter, lower-case: 'delivery-status' (RFC 3464), 'feedback-report' (RFC 5965), ... */
+    /**
+     * The report-type parameter, lower-case: 'delivery-status' (RFC 3464), 'feedback-report' (RFC 5965), ...;
+     * without one, taken from the report part ('delivery-status' for a message/global-delivery-status part).
+     */
     type: string;
     /** The text of the message/delivery-status, message/global-delivery-status or message/feedback-report part ('' when absent). */
     fields: string;
     /** The returned original message's headers (message/rfc822 or text/rfc822-headers part), when there is one. */
-    original?: { messageId?: string; from?: string; to: string[]; subject?: string };
+    original?: ReturnedOriginal;
   };
+}
+
+/**
+ * A returned original, as far as the rules need it. Ids are bare (no angle
+ * brackets), at most 255 characters; addresses bare and lower-case.
+ */
+export interface ReturnedOriginal {
+  messageId?: string;
+  from?: string;
+  to: string[];
+  subject?: string;
+  /** A few headers by lower-case name that name a recipient (x-hmxmroriginalrecipient of Microsoft JMRP, x-original-to, delivered-to). */
+  headers?: Record<string, string>;
 }
 
 /** Where a read of INBOX starts. */
