@@ -11,7 +11,9 @@
  *   store and KMS requests per email counted; a launch of 100,000 leads; recovery after SIGKILL
  *   (bench/recovery.ts);
  * - cold starts: every Lambda bundle loaded in a new process, next to the DynamoDB client alone
- *   (bench/cold-start.ts). ONLY=api|send|import|cold runs one part.
+ *   (bench/cold-start.ts);
+ * - inbound: the bounce corpus parsed and classified, next to mailparser alone, and the hostile
+ *   messages one at a time (bench/inbound.ts). ONLY=api|send|import|cold|inbound runs one part.
  */
 import { SMTPServer } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ import { importFigures } from './import.ts';
 import { launchFigure, sendFigures } from './send.ts';
 import { recoveryFigures } from './recovery.ts';
 import { coldStartFigures } from './cold-start.ts';
+import { inboundFigures } from './inbound.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -110,6 +113,7 @@ async function all() {
   }
   if (!only || only === 'import') await importFigures();
   if (!only || only === 'cold') await coldStartFigures();
+  if (!only || only === 'inbound') await inboundFigures();
 }
 
 all().catch((err) => {
