@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryAll } from '@outbound/core/collections';
 import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { campaign } from '../helpers/fixtures.ts';
+import { campaign, eventually } from '../helpers/fixtures.ts';
 import { ROOT, waitForLine } from '../helpers/process.ts';
 import { checkedFetch } from '../helpers/openapi-check.ts';
 
@@ -130,8 +130,8 @@ describe('the upload link (files too large for a request body on AWS)', { timeou
     expect(put.status).toBe(200);
     const { final } = await untilDone(api, ticket.body.importId);
     expect(final).toMatchObject({ status: 'COMPLETED', received: 1502, imported: 1501, invalid: 1 });
-    // The file is gone with its import, and the link cannot put it back.
-    expect(await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)).toBeUndefined();
+    // The file is gone with its import (deleted right after the status is written), and the link cannot put it back.
+    await eventually(async () => (await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)) === undefined, 20_000, 'the uploaded file deleted');
     const again = await fetch(ticket.body.upload.url, { method: 'PUT', headers: ticket.body.upload.headers, body: csv });
     expect(again.status).toBe(403);
     expect(((await again.json()) as { error: string }).error).toMatch(/used already/);
