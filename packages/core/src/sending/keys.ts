@@ -37,6 +37,11 @@ export const queueCounterKey = (id: string): Key => ({ pk: 'COUNTER', sk: `QUEUE
 /** Every counter item, the unsharded one of older installations included. */
 export const queueCounterKeys = (): Key[] => [{ pk: 'COUNTER', sk: 'QUEUE' }, ...SHARDS.map((s) => ({ pk: 'COUNTER', sk: `QUEUE#${s}` }))];
 export const stateCounter = (state: string) => `jobs#${state}`;
+/**
+ * Not a state: the SENT jobs whose outcome a crash left unknown and that were taken as sent
+ * (`unconfirmed: true`), counted with SENT and here too, so the queue status shows them apart.
+ */
+export const UNCONFIRMED = 'UNCONFIRMED';
 
 /** The install-wide queue switch (POST /v1/queue/pause). */
 export const queueSwitchKey: Key = { pk: 'SETTING', sk: 'QUEUE' };

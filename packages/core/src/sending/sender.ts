@@ -290,7 +290,7 @@ async function startAndSend(
     await recordAccepted(deps, () => s.plan.recordSent(held, s.mailbox, s.composed), held);
     return 'sent';
   }
-  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, day, result });
+  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, composed: s.composed, day, result });
 }
 
 /**
@@ -429,7 +429,7 @@ async function countError(deps: Deps, job: Job, err: unknown): Promise<void> {
 /** What a failed SMTP try means: the plan decides for a bounce and an unknown outcome, the rest is the same for every kind. */
 async function recordFailure(
   deps: Deps,
-  f: { held: Held; plan: SendPlan; mailbox: Mailbox; day: string; result: Extract<SendResult, { ok: false }> },
+  f: { held: Held; plan: SendPlan; mailbox: Mailbox; composed: Composed; day: string; result: Extract<SendResult, { ok: false }> },
 ): Promise<SendOutcome> {
   const now = deps.clock.now();
   const { held: job, result } = f;
@@ -441,8 +441,8 @@ async function recordFailure(
       await f.plan.recordBounce(job, f.mailbox, lastError);
       return 'bounced';
     case 'unknown':
-      await f.plan.recordUnknown(job, f.mailbox);
-      return 'failed';
+      await f.plan.recordUnknown(job, f.mailbox, f.composed);
+      return 'unconfirmed';
     case 'auth':
       await deps.store.update(mailboxKey(f.mailbox.id), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
       await refundDailySend(deps, f.mailbox.id, f.day);
