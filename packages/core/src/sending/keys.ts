@@ -51,6 +51,14 @@ export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAIL
 
 /** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
 export const PLANNING = 'CAMPAIGNS#PLANNING';
+/** A campaign row still being planned (its gsi3 names the planning collection). */
+export const isPlanning = (campaignItem: Record<string, unknown>) => campaignItem.gsi3pk === PLANNING;
+
+/**
+ * Where the sweep for waiting leads (healing.ts) stopped in a campaign's lead index: an item beside the
+ * campaign, not on it, so the sweep never writes the item every send's record updates.
+ */
+export const healCursorKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'HEALCURSOR' });
 
 /**
  * Access patterns: jobs waiting for the dispatcher, by due time, and jobs
