@@ -62,14 +62,14 @@ describe('the sweep for leads left waiting', () => {
     expect((await leadOf(deps, finished)).status).toBe('COMPLETED');
     expect(await leadOf(deps, fine)).toEqual(before);
     expect(deps.metrics.counts.LeadsHealed).toBe(2);
-    expect(deps.logs.filter((l) => l.msg.startsWith('a lead was waiting'))).toHaveLength(2);
+    expect(deps.logs.filter((l) => String(l.msg).startsWith('a lead was waiting'))).toHaveLength(2);
     // Healed once: the next sweep finds nothing.
     expect(await healWaitingLeads(deps, true)).toBe(0);
   });
 
   it('gives a NEW lead with no job its first email, and ends the sequence of one whose first email failed for good', async () => {
     const deps = unitDeps();
-    const { campaignId, ids } = await sentFirstEmails(deps, ['a@client.com', 'b@client.com']);
+    const { ids } = await sentFirstEmails(deps, ['a@client.com', 'b@client.com']);
     // Put back as a lead that never got its first job (a launch that died mid-planning) ...
     const [unplanned, failed] = ids as [string, string];
     await deps.store.delete(jobKey(jobId(unplanned, 0)));
@@ -94,7 +94,6 @@ describe('the sweep for leads left waiting', () => {
     deps.wallClock.advance(HEAL_EVERY_MS);
     await dispatch(deps);
     expect(await getJob(deps, jobId(unplanned, 0))).toBeDefined();
-    expect((await campaigns.get(deps, campaignId)).status).toBe('ACTIVE');
   });
 
   it('looks at a bounded page of a campaign per sweep and goes round its leads in turn', async () => {
