@@ -82,9 +82,9 @@ export class HandBack extends Error {
  *    suppressed (a consistent look at the suppression list, at send time),
  *    and the planner's last condition holds (a reply or stop that landed
  *    while the copy was written wins);
- * 3. the start of SMTP, written when the send's turn on the mailbox's
- *    connection comes; a crash after it is an unknown outcome, never a resend;
- * 4. SMTP, then the outcome in one transaction.
+ * 3. SMTP, with its start written once the server has accepted DATA and
+ *    before the message goes; a crash after it is an unknown outcome, never a resend;
+ * 4. the outcome in one transaction.
  */
 export async function sendJob(deps: Deps, id: string, opts: SendOptions = {}): Promise<SendOutcome> {
   if (opts.accepted) return settleAccepted(deps, id, opts.accepted);
@@ -219,7 +219,9 @@ async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mail
   const now = deps.clock.now();
   const day = utcDay(now);
   const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...c.keep },
+    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, attempts: job.attempts + 1, ...c.keep },
+    // A held claim is an SMTP try (a lost slot race is not). A mark left by an earlier try (a 4xx, a lost connection) must not make this claim look started.
+    remove: ['smtpStartedAt'],
     wallNow: deps.wallClock.now(),
   });
   const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = [
@@ -256,7 +258,13 @@ async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mail
   return { claimId, day, held: { ...job, state: 'CLAIMED', claimId, ...c.keep } };
 }
 
-/** Marks the start of SMTP, sends, and records the outcome at once. */
+/**
+ * Sends, marking the start of SMTP only once the server has accepted DATA
+ * and before any byte of the message goes (the mailer's beforeMessage), and
+ * records the outcome at once. A crash before the mark is a send that never
+ * happened (the claim is simply due again); after it, only the message's
+ * transfer and the record are left, and the outcome is unknown.
+ */
 async function startAndSend(
   deps: Deps,
   s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
@@ -265,23 +273,28 @@ async function startAndSend(
   // Attempts count SMTP tries only; losing a slot race is not a try.
   const attempts = s.job.attempts + 1;
   const held: Held = { ...s.claim.held, attempts };
-  // One SMTP exchange at a time per mailbox (its connection is one), and the start is marked only when this
-  // send's turn comes: a crash leaves at most one send per mailbox with an unknown outcome, the others simply due again.
-  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, async function markStartAndSend() {
-    // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
+  // What the mark did, written by the hook while the mailer runs.
+  const mark: { state: 'none' | 'done' | 'lost'; error?: unknown } = { state: 'none' };
+  const beforeMessage = async () => {
     try {
+      // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
       await deps.store.update(jobKey(s.job.id), {
-        set: { smtpStartedAt: deps.wallClock.now(), attempts },
+        set: { smtpStartedAt: deps.wallClock.now() },
         if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
       });
+      mark.state = 'done';
     } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-      return undefined;
+      if (err instanceof ConditionFailedError) mark.state = 'lost';
+      else mark.error = err;
+      throw err;
     }
-    return deps.mailer.send(s.transport, s.composed.email);
-  });
-  if (!result) {
-    // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send.
+  };
+  // One SMTP exchange at a time per mailbox (its connection is one): a crash leaves at most one send per mailbox
+  // with an unknown outcome, the others simply due again.
+  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () => deps.mailer.send(s.transport, s.composed.email, { beforeMessage }));
+  if (mark.error) throw mark.error;
+  if (mark.state === 'lost') {
+    // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send, and nothing went.
     await refundDailySend(deps, s.mailbox.id, day);
     return 'ignored';
   }
