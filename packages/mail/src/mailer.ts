@@ -145,9 +145,9 @@ class MessageGate {
     this.wake();
   }
 
-  /** The send is over: a gate still waiting will never open. */
+  /** The send is over: a gate whose hook has not started will never open (nodemailer may still drain the message). */
   drop(): void {
-    if (this.state === 'waiting') this.state = 'dropped';
+    if (this.state === 'waiting' || !this.opening) this.state = 'dropped';
     this.wake();
   }
 
