@@ -275,7 +275,10 @@ async function startAndSend(
   const held: Held = { ...s.claim.held, attempts };
   // What the mark did, written by the hook while the mailer runs.
   const mark: { state: 'none' | 'done' | 'lost'; error?: unknown } = { state: 'none' };
+  const transfer = transferTurn(deps);
   const beforeMessage = async () => {
+    // One message in transfer at a time in this process: a crash can lose at most one email.
+    await transfer.enter();
     try {
       // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
       await deps.store.update(jobKey(s.job.id), {
@@ -291,7 +294,7 @@ async function startAndSend(
   };
   // One SMTP exchange at a time per mailbox (its connection is one): a crash leaves at most one send per mailbox
   // with an unknown outcome, the others simply due again.
-  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () => deps.mailer.send(s.transport, s.composed.email, { beforeMessage }));
+  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () => deps.mailer.send(s.transport, s.composed.email, { beforeMessage }).finally(transfer.leave));
   if (mark.error) throw mark.error;
   if (mark.state === 'lost') {
     // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send, and nothing went.
@@ -304,6 +307,35 @@ async function startAndSend(
     return 'sent';
   }
   return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, composed: s.composed, day, result });
+}
+
+/** A message's transfer holds the process's turn at most this long (wall ms): a slow server must not stall every mailbox. */
+const TRANSFER_HOLD_MS = 2_000;
+
+/**
+ * The process-wide turn for the part of a send where a crash loses the
+ * email: from the mark of the start of SMTP to the server's answer to the
+ * message. Sends from many mailboxes run at once, but only one is in that
+ * part at a time (it lasts about a millisecond), so a crash leaves at most
+ * one email missing; the others are either not started (sent again) or
+ * answered (taken as sent, and they went). A turn is let go after
+ * TRANSFER_HOLD_MS whatever the server does.
+ */
+function transferTurn(deps: Pick<Deps, 'mailer'>): { enter(): Promise<void>; leave(): void } {
+  let leave: () => void = () => undefined;
+  const left = new Promise<void>((r) => (leave = r));
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    enter: () =>
+      new Promise<void>((entered) => {
+        void inTurn(deps, 'transfer', async () => {
+          entered();
+          await Promise.race([left, new Promise<void>((r) => (timer = setTimeout(r, TRANSFER_HOLD_MS)))]);
+          clearTimeout(timer);
+        });
+      }),
+    leave: () => leave(),
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ import { dispatch } from './dispatcher.ts';
 import { getJob, moveOps } from './jobs.ts';
 import { jobId, jobKey } from './keys.ts';
 import { sendJob } from './sender.ts';
+import type { Mailer } from '../ports/mailer.ts';
 
 const DAY = 86_400_000;
 
@@ -93,5 +94,39 @@ describe('an unknown outcome with no Sent folder to settle it', () => {
     expect(followUp).toMatchObject({ inReplyTo: messageId, subject: 'Re: Hello F' });
     expect(deps.mailer.sent).toHaveLength(1);
     expect(leadFromItem((await deps.store.get(leadKey(leadId)))!)).toMatchObject({ status: 'COMPLETED', stepsSent: 2 });
+  });
+});
+
+describe('the part of a send where a crash loses the email', () => {
+  it('is held by one send at a time in a process, from the mark of its start to the server’s answer, whatever the mailbox', async () => {
+    const timeline: string[] = [];
+    // A mailer whose message takes a moment to go: the hook runs once DATA is accepted, then the transfer.
+    const slow: Mailer = {
+      async send(_t, email, hooks = {}) {
+        await hooks.beforeMessage?.();
+        timeline.push(`in ${email.to}`);
+        await new Promise((r) => setTimeout(r, 30));
+        timeline.push(`out ${email.to}`);
+        return { ok: true, response: '250 ok' };
+      },
+      async close() {},
+    };
+    const deps = unitDeps({ mailer: slow });
+    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
+    const boxes = [];
+    for (const name of ['a', 'b', 'c']) boxes.push(await created(mailboxes.create, deps, { email: `${name}@sender.com`, domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' }));
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi, a note.', mailboxIds: boxes.map((b) => b.id) });
+    const ids = [];
+    for (const email of ['x@client.com', 'y@client.com', 'z@client.com']) ids.push((await created(leads.create, deps, { campaignId: c.id, email })).id);
+    await campaigns.launch(deps, c.id);
+    for (const id of ids) await queue(deps, jobId(id, 0));
+
+    expect(await Promise.all(ids.map((id) => sendJob(deps, jobId(id, 0))))).toEqual(['sent', 'sent', 'sent']);
+    // Never two in at once: each transfer ends before the next one's start is marked.
+    expect(timeline).toHaveLength(6);
+    for (let i = 0; i < timeline.length; i += 2) {
+      expect(timeline[i]).toMatch(/^in /);
+      expect(timeline[i + 1]).toBe(timeline[i]!.replace(/^in /, 'out '));
+    }
   });
 });
