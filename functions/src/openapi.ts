@@ -150,7 +150,10 @@ const components: Record<string, Json> = {
   ),
   QueueStatus: obj(
     {
-      counts: obj({ waiting: int, active: int, delayed: int, completed: int, failed: int }, ['waiting', 'active', 'delayed', 'completed', 'failed']),
+      counts: obj(
+        { waiting: int, active: int, delayed: int, completed: int, failed: int, unconfirmed: int },
+        ['waiting', 'active', 'delayed', 'completed', 'failed', 'unconfirmed'],
+      ),
       isPaused: bool,
       jobs: arrayOf(
         obj(

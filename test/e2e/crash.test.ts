@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryAll } from '@outbound/core/collections';
 import { campaignJobs } from '@outbound/core/sending/keys';
+import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/fixtures.ts';
 import { ROOT, waitForLine } from '../helpers/process.ts';
@@ -14,8 +15,8 @@ import { checkedFetch } from '../helpers/openapi-check.ts';
 /** 480 s of cadence is 4.8 ms; a follow-up a day later comes 0.9 s after the first email. */
 const SCALE = 100_000;
 const MAILBOXES = 10;
-const LEADS = 150;
-const KILLS = 6;
+const LEADS = 300;
+const KILLS = 8;
 let dataDir: string;
 let smtp: TestSmtpServer;
 let after: TestEngine | undefined;
@@ -41,9 +42,10 @@ async function startEngineProcess(): Promise<{ child: ChildProcess; url: string 
 }
 
 const bare = (id: string | undefined) => String(id ?? '').replace(/^<|>$/g, '');
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('a sender killed again and again while mail flows', { timeout: 300_000 }, () => {
-  it('mails nobody twice, reports every email it could not send, and counts exactly what the server accepted', async () => {
+describe('a sender killed again and again while mail flows', { timeout: 600_000 }, () => {
+  it('mails nobody twice, leaves no lead waiting, and misses at most one email per kill', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'outbound-crash-'));
     const users = Object.fromEntries(Array.from({ length: MAILBOXES }, (_, i) => [`m${i}@crash.com`, 'crash-password']));
     smtp = await startSmtpServer({ users });
@@ -70,61 +72,91 @@ describe('a sender killed again and again while mail flows', { timeout: 300_000 
     expect((await checkedFetch(`${started.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${api.token}` }, body: form })).status).toBe(200);
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
 
-    // Kill at a random moment once mail flows, restart on the same DATA_DIR, wait for mail to flow again, and again.
-    let kills = 0;
-    while (kills < KILLS && smtp.messages.length < 2 * LEADS - 60) {
-      const flowing = smtp.messages.length;
-      await eventually(async () => smtp.messages.length > flowing, 60_000, `mail to flow after restart ${kills}`);
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 700));
+    // Kill at a random moment while mail flows: after a random few emails have arrived since the restart (so the
+    // kills are spread over the run whatever the machine's speed), plus a random few milliseconds. Then restart on
+    // the same DATA_DIR and again. Each kill's wall time is kept, to tell which kill left which outcome unknown.
+    const killedAt: number[] = [];
+    const resumedInMs: number[] = [];
+    const kill = async () => {
       process.kill(-started.child.pid!, 'SIGKILL');
+      killedAt.push(Date.now());
       await new Promise((r) => started.child.once('exit', r));
-      kills++;
+    };
+    while (killedAt.length < KILLS) {
+      const flowing = smtp.messages.length;
+      const burst = 5 + Math.floor(Math.random() * 20);
+      await eventually(async () => smtp.messages.length >= flowing + burst, 120_000, `mail to flow after restart ${killedAt.length}`);
+      await pause(Math.random() * 30);
+      await kill();
       started = await startEngineProcess();
       child = started.child;
+      // How long after the engine answers mail goes again (a figure, not an assertion: the machine may be loaded).
+      const answered = Date.now();
+      const before = smtp.messages.length;
+      void eventually(async () => smtp.messages.length > before, 120_000).then(() => resumedInMs.push(Date.now() - answered), () => undefined);
     }
-    process.kill(-started.child.pid!, 'SIGKILL');
-    await new Promise((r) => started.child.once('exit', r));
-    expect(kills).toBeGreaterThanOrEqual(3);
+    // Once more after mail flows again, and this kill counts too: the engine is then started for the count.
+    const last = smtp.messages.length;
+    await eventually(async () => smtp.messages.length > last || smtp.messages.length >= 2 * LEADS, 120_000, 'mail to flow after the last restart');
+    await kill();
 
     after = await startTestEngine({ dataDir, tableName: 'outbound', admin: undefined, realTime: true, timeScale: SCALE });
-    const jobs = await eventually(async () => {
+    // The campaign is over when every job is final and every lead's sequence has ended.
+    const { jobs, leads } = await eventually(async () => {
       const all = await queryAll(after!.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
-      const firsts = all.filter((j) => Number(j.step) === 0);
-      const followUpsDue = firsts.filter((j) => j.state === 'SENT').length;
+      const rows = await queryAll(after!.deps.store, leadsOfCampaign(campaign.id));
       const done = (j: Record<string, unknown>) => ['SENT', 'FAILED', 'CANCELLED'].includes(String(j.state));
-      return firsts.length === LEADS && all.length === LEADS + followUpsDue && all.every(done) ? all : undefined;
-    }, 120_000, 'every email sent or reported after the last restart');
-    await new Promise((r) => setTimeout(r, 500));
+      return all.length === 2 * LEADS && all.every(done) && rows.every((l) => !['NEW', 'CONTACTED'].includes(String(l.status))) ? { jobs: all, leads: rows } : undefined;
+    }, 180_000, 'the campaign to be over after the last restart');
+    await pause(500);
 
     // Nobody twice: each Message-ID once, each lead at most one first email and one follow-up.
     const received = new Map<string, number>();
     for (const m of smtp.messages) received.set(bare(m.messageId), (received.get(bare(m.messageId)) ?? 0) + 1);
-    for (const [id, n] of received) expect(n, `message ${id}`).toBe(1);
     const byLead = new Map<string, { first: number; re: number }>();
     for (const m of smtp.messages) {
-      const to = m.envelope.to[0]!;
-      const seen = byLead.get(to) ?? { first: 0, re: 0 };
+      const seen = byLead.get(m.envelope.to[0]!) ?? { first: 0, re: 0 };
       if (m.subject?.startsWith('Re: ')) seen.re++;
       else seen.first++;
-      byLead.set(to, seen);
+      byLead.set(m.envelope.to[0]!, seen);
     }
-    for (const seen of byLead.values()) expect(Math.max(seen.first, seen.re)).toBeLessThanOrEqual(1);
+    const duplicates = [...received.values()].filter((n) => n > 1).length + [...byLead.values()].filter((s) => s.first > 1 || s.re > 1).length;
 
-    // Never silently missing: a SENT job's email arrived; whatever did not go is FAILED with its reason.
     const sent = jobs.filter((j) => j.state === 'SENT');
-    const failed = jobs.filter((j) => j.state === 'FAILED');
-    for (const j of sent) expect(received.get(bare(String(j.messageId))), `job ${String(j.id)}`).toBe(1);
-    for (const j of failed) expect(String(j.lastError)).toMatch(/outcome unknown/);
-    expect(jobs.filter((j) => j.state === 'CANCELLED')).toEqual([]);
-    // Every email the server took belongs to a job that says SENT, or to one reported as an unknown outcome.
-    const known = new Set([...sent, ...failed].map((j) => bare(String(j.messageId))));
-    for (const id of received.keys()) expect(known.has(id), `message ${id}`).toBe(true);
-
-    // The campaign counts exactly the SENT jobs; with the unknown outcomes that arrived, that is what the server accepted.
+    const unconfirmed = sent.filter((j) => j.unconfirmed === true);
+    const missing = unconfirmed.filter((j) => !received.has(bare(String(j.messageId))));
+    // Which kill caught each unknown outcome: the first kill after its start of SMTP was marked.
+    const caughtBy = (j: Record<string, unknown>) => killedAt.findIndex((t) => t >= Number(j.smtpStartedAt));
+    const killsInWindow = new Set(unconfirmed.map(caughtBy)).size;
+    const missingPerKill = killedAt.map((_, k) => missing.filter((j) => caughtBy(j) === k).length);
+    const hanging = leads.filter((l) => ['NEW', 'CONTACTED'].includes(String(l.status))).length;
     await after.api.login();
+    const status = (await after.api.request('GET', '/v1/queue/status')).body;
     const counted = (await after.api.request('GET', `/v1/campaigns/${campaign.id}`)).body;
+    console.log(
+      `crash test: ${killedAt.length} kills; ${2 * LEADS} emails planned, ${sent.length} SENT (${unconfirmed.length} unconfirmed: ` +
+        `${unconfirmed.length - missing.length} arrived, ${missing.length} missing), ${smtp.messages.length} received by the SMTP server, ` +
+        `${duplicates} duplicates, ${hanging} leads left NEW or CONTACTED; ${killsInWindow} of ${killedAt.length} kills landed in a send's ` +
+        `unknown window, ${(unconfirmed.length / killedAt.length).toFixed(2)} unknown outcomes per kill over ${MAILBOXES} mailboxes sending at once; ` +
+        `emails missing per kill [${missingPerKill.join(', ')}]; queue status unconfirmed ${status.counts.unconfirmed}; ` +
+        `mail again ${resumedInMs.length ? Math.max(...resumedInMs) : '?'} ms at most after a restart answered`,
+    );
+
+    expect(duplicates).toBe(0);
+    expect(hanging).toBe(0);
+    // Taken as sent, never failed: every job went (or is taken as gone), and the lead moved on.
+    expect(jobs.filter((j) => j.state !== 'SENT')).toEqual([]);
+    expect(leads.every((l) => l.status === 'COMPLETED')).toBe(true);
+    // At most one email missing per kill, and only where a kill left the outcome unknown.
+    expect(2 * LEADS - received.size).toBe(missing.length);
+    for (const n of missingPerKill) expect(n).toBeLessThanOrEqual(1);
+    // A confirmed send arrived; every email the server took belongs to a SENT job.
+    for (const j of sent.filter((j) => j.unconfirmed !== true)) expect(received.get(bare(String(j.messageId))), `job ${String(j.id)}`).toBe(1);
+    const known = new Set(sent.map((j) => bare(String(j.messageId))));
+    for (const id of received.keys()) expect(known.has(id), `message ${id}`).toBe(true);
+    for (const j of unconfirmed) expect(String(j.lastError)).toMatch(/outcome unknown/);
+    // The campaign and the queue count exactly what the jobs say.
     expect(counted.sentCount).toBe(sent.length);
-    const arrivedUnknown = failed.filter((j) => received.has(bare(String(j.messageId)))).length;
-    expect(sent.length + arrivedUnknown).toBe(smtp.messages.length);
+    expect(status.counts).toMatchObject({ completed: sent.length, unconfirmed: unconfirmed.length, failed: 0 });
   });
 });

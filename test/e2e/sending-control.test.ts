@@ -130,7 +130,7 @@ describe('pause and resume', () => {
     const paused = await engine.api.request('POST', '/v1/queue/pause', { paused: true });
     expect(paused.status).toBe(200);
     expect(paused.body.isPaused).toBe(true);
-    expect(Object.keys(paused.body.counts).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'waiting']);
+    expect(Object.keys(paused.body.counts).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'unconfirmed', 'waiting']);
     try {
       const leads = ['q1@x.test', 'q2@x.test'];
       const { campaign } = await setup('queue', leads);

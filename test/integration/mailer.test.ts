@@ -204,6 +204,45 @@ describe('smtpMailer against a real SMTP server', () => {
   });
 });
 
+describe('the message held back until the caller has marked the start of SMTP (beforeMessage)', { timeout: 30_000 }, () => {
+  it('runs the hook once the server has accepted DATA, before any of the message has gone', async () => {
+    const server = await faultyServer();
+    const m = mailer();
+    const seen: { transactions: number; messages: number }[] = [];
+    const result = await m.send(transport(server.port), email(), {
+      beforeMessage: async () => {
+        seen.push({ transactions: server.transactions.length, messages: server.messages.length });
+      },
+    });
+    expect(result).toMatchObject({ ok: true });
+    // The envelope was accepted (MAIL FROM seen), and nothing of the message yet.
+    expect(seen).toEqual([{ transactions: 1, messages: 0 }]);
+    expect(server.messages).toHaveLength(1);
+  });
+
+  it('sends nothing when the hook throws, answers connection, and the next send on the mailbox goes as usual', async () => {
+    const server = await plainServer();
+    const m = mailer();
+    const held = await m.send(transport(server.port), email({ subject: 'Held back' }), {
+      beforeMessage: async () => {
+        throw new Error('the claim was settled by someone else');
+      },
+    });
+    expect(held).toMatchObject({ ok: false, kind: 'connection', detail: expect.stringContaining('held back') });
+    expect(await m.send(transport(server.port), email({ subject: 'Goes' }), { beforeMessage: async () => undefined })).toMatchObject({ ok: true });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.messages.map((msg) => msg.subject)).toEqual(['Goes']);
+  });
+
+  it('never runs the hook for a send refused before DATA', async () => {
+    const server = await faultyServer({ rejectRecipients: { 'gone@prospect.test': 550 } });
+    let calls = 0;
+    const result = await mailer().send(transport(server.port), email({ to: 'gone@prospect.test' }), { beforeMessage: async () => void calls++ });
+    expect(result).toMatchObject({ ok: false, kind: 'permanent', code: 550 });
+    expect(calls).toBe(0);
+  });
+});
+
 describe('classifySmtpError', () => {
   const cases: Array<[string, object, Parameters<typeof classifySmtpError>[1], string]> = [
     ['5xx at RCPT', { code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 no such user' }, 'before-message', 'permanent'],

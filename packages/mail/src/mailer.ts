@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { Transform, type TransformCallback } from 'node:stream';
 import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
-import type { MailboxTransport, Mailer, OutgoingEmail, SendFailure, SendResult } from '@outbound/core/ports/mailer';
+import type { MailboxTransport, Mailer, OutgoingEmail, SendFailure, SendHooks, SendResult } from '@outbound/core/ports/mailer';
 import { isLoopback, isPrivateOrLoopback, type Target } from './transport.ts';
 import { withoutAddresses } from '@outbound/core/log';
 
@@ -55,14 +56,20 @@ export function smtpMailer(opts: SmtpMailerOptions = {}): Mailer {
     return pool;
   }
 
-  async function sendNow(transport: MailboxTransport, email: OutgoingEmail): Promise<SendResult> {
+  async function sendNow(transport: MailboxTransport, email: OutgoingEmail, hooks: SendHooks): Promise<SendResult> {
     const pool = await poolFor(transport);
     if ('kind' in pool) return { ok: false, ...pool };
     pool.watch.reset();
+    const gate = hooks.beforeMessage ? new MessageGate(hooks.beforeMessage) : undefined;
+    pool.gate = gate;
+    pool.watch.onDataAccepted = gate ? () => gate.accept() : undefined;
     try {
       const info = await pool.transporter.sendMail(composeMessage(email));
       return { ok: true, response: String(info.response ?? '') };
     } catch (err) {
+      // DATA was accepted but the message never left the gate: the server cannot have it (nodemailer drops the
+      // connection on any failure). A failure before DATA is classified as usual.
+      if (gate?.heldBack) return { ok: false, kind: 'connection', detail: gate.refusal ?? messageOf(err) };
       const failure = classifySmtpError(err, pool.watch.stage());
       if (failure.kind === 'unknown') {
         opts.log?.warn('smtp outcome unknown: the connection broke after the message was handed over', {
@@ -72,13 +79,19 @@ export function smtpMailer(opts: SmtpMailerOptions = {}): Mailer {
         });
       }
       return { ok: false, ...failure };
+    } finally {
+      // A send that ended before DATA was accepted: whatever nodemailer still reads of the message is dropped.
+      gate?.drop();
+      await gate?.settled();
+      pool.gate = undefined;
+      pool.watch.onDataAccepted = undefined;
     }
   }
 
   return {
-    send(transport, email) {
+    send(transport, email, hooks = {}) {
       const previous = queues.get(transport.mailboxId) ?? Promise.resolve();
-      const result = previous.then(() => sendNow(transport, email));
+      const result = previous.then(() => sendNow(transport, email, hooks));
       const settled = result.catch(() => undefined);
       queues.set(transport.mailboxId, settled);
       void settled.then(() => {
@@ -100,6 +113,75 @@ interface Pool {
   key: string;
   transporter: Transporter;
   watch: TransactionWatch;
+  /** The gate of the send under way (sends to one mailbox run one after another). */
+  gate?: MessageGate;
+}
+
+/**
+ * Holds the message's bytes back until the server has accepted DATA (354)
+ * and the caller's beforeMessage hook has resolved. The server takes a
+ * message only at its final dot, so until the gate opens a crash or a
+ * refusal leaves nothing delivered; once it opens, only the transfer of the
+ * message and the server's answer remain (docs/sending.md, Exactly once).
+ */
+class MessageGate {
+  opened = false;
+  /** Why the hook refused, when it did. */
+  refusal: string | undefined;
+  private state: 'waiting' | 'accepted' | 'dropped' = 'waiting';
+  private wake: () => void = noop;
+  private opening: Promise<boolean> | undefined;
+
+  constructor(private readonly hook: () => Promise<void>) {}
+
+  /** DATA was accepted but nothing of the message went. */
+  get heldBack(): boolean {
+    return this.state === 'accepted' && !this.opened;
+  }
+
+  /** The server answered DATA with 354: the message may go once the hook agrees. */
+  accept(): void {
+    if (this.state === 'waiting') this.state = 'accepted';
+    this.wake();
+  }
+
+  /** The send is over: a gate whose hook has not started will never open (nodemailer may still drain the message). */
+  drop(): void {
+    if (this.state === 'waiting' || !this.opening) this.state = 'dropped';
+    this.wake();
+  }
+
+  /** Resolves once the hook (if it ran) has finished, so the caller sees what it wrote. */
+  async settled(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+  }
+
+  /** A pass-through stream for nodemailer's message pipeline that waits at the first chunk. */
+  transform(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _enc, done: TransformCallback) => {
+        if (this.opened) return done(null, chunk);
+        this.opening ??= this.open();
+        this.opening.then(
+          (open) => (open ? done(null, chunk) : done()),
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        );
+      },
+    });
+  }
+
+  private async open(): Promise<boolean> {
+    while (this.state === 'waiting') await new Promise<void>((r) => (this.wake = r));
+    if (this.state === 'dropped') return false;
+    try {
+      await this.hook();
+    } catch (err) {
+      this.refusal = `the message was held back: ${messageOf(err)}`;
+      throw err;
+    }
+    this.opened = true;
+    return true;
+  }
 }
 
 
@@ -134,7 +216,14 @@ function createPool(transport: MailboxTransport, target: Target, key: string, ti
     logger: watch.logger,
     transactionLog: true,
   });
-  return { key, transporter, watch };
+  const pool: Pool = { key, transporter, watch };
+  // Every message passes its send's gate (when the send has one) on its way to the DATA stream.
+  transporter.use('stream', (mail, done) => {
+    const gate = pool.gate;
+    if (gate) mail.message.transform(() => gate.transform());
+    done();
+  });
+  return pool;
 }
 
 /**
@@ -155,6 +244,9 @@ class TransactionWatch {
     fatal: noop,
   };
 
+  /** Called when the server accepts DATA (the message is about to be streamed). */
+  onDataAccepted: (() => void) | undefined;
+
   reset(): void {
     this.phase = 'idle';
   }
@@ -171,7 +263,10 @@ class TransactionWatch {
       else if (/^DATA$/i.test(text.trim())) this.phase = 'data-command';
     } else if (tnx === 'server') {
       // 354 (or a 2xx from a lax server) opens the message; anything else refused DATA.
-      if (this.phase === 'data-command') this.phase = /^[23]/.test(text) ? 'message' : 'envelope';
+      if (this.phase === 'data-command') {
+        this.phase = /^[23]/.test(text) ? 'message' : 'envelope';
+        if (this.phase === 'message') this.onDataAccepted?.();
+      }
       else if (this.phase === 'message') this.phase = 'done';
     }
   }

@@ -36,8 +36,21 @@ export interface OutgoingEmail {
 export type SendFailure = 'permanent' | 'temporary' | 'auth' | 'connection' | 'unknown';
 export type SendResult = { ok: true; response: string } | { ok: false; kind: SendFailure; code?: number; detail: string };
 
+export interface SendHooks {
+  /**
+   * Awaited once the server has accepted the DATA command, before any byte of
+   * the message goes: until it resolves the server cannot have taken the
+   * message (it takes it only at the final dot). When it throws, nothing of
+   * the message is sent and the connection is dropped, so the server discards
+   * it; the send then answers `connection`. The sender writes the start of
+   * SMTP here, so a crash leaves the outcome unknown only for the message's
+   * transfer and the write after it (docs/sending.md, Exactly once).
+   */
+  beforeMessage?: () => Promise<void>;
+}
+
 export interface Mailer {
-  send(transport: MailboxTransport, email: OutgoingEmail): Promise<SendResult>;
+  send(transport: MailboxTransport, email: OutgoingEmail, hooks?: SendHooks): Promise<SendResult>;
   /** Closes every pooled connection (shutdown). */
   close(): Promise<void>;
 }

@@ -7,6 +7,10 @@
 export type MetricName =
   /** An email the SMTP server accepted (recorded SENT). */
   | 'EmailsSent'
+  /** A send whose outcome a crash or a broken connection left unknown, with no Sent folder to say: taken as sent, never resent. */
+  | 'UnconfirmedSends'
+  /** A lead of a launched campaign found waiting with no job that would move it, and moved on by the dispatcher's sweep. */
+  | 'LeadsHealed'
   /** A bounce: a 5xx at SMTP time or a delivery report read from the mailbox. */
   | 'Bounces'
   /** A soft bounce read from a mailbox (full mailbox, rate limit, reputation...): noted, nothing stopped. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
-import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey } from '../sending/keys.ts';
+import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey, UNCONFIRMED } from '../sending/keys.ts';
 import { queryShards } from '../collections.ts';
 import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
@@ -18,7 +18,9 @@ export const PauseInput = z.strictObject({ paused: z.boolean({ error: 'must be t
  * GET /v1/queue/status, from the kept state counters (summed over their
  * shards; nothing is counted row by row): waiting = on the send queue, due
  * within 15 minutes; delayed = planned for later (or held by a paused
- * campaign); active = being sent; completed = sent; failed = failed for good.
+ * campaign); active = being sent; completed = sent; failed = failed for good;
+ * unconfirmed = sent whose outcome a crash left unknown and that were taken as
+ * sent (counted in completed too).
  */
 export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   const now = deps.clock.now();
@@ -53,6 +55,7 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
       delayed: n('SCHEDULED') + n('PARKED'),
       completed: n('SENT'),
       failed: n('FAILED'),
+      unconfirmed: n(UNCONFIRMED),
     },
     isPaused,
     jobs,

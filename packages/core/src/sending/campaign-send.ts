@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { TransactionFailedError } from '../errors.ts';
+import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
@@ -15,7 +15,7 @@ import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
 import { hasCredentials, imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail } from './compose.ts';
-import { createJobOps, foldCounters, move, moveOps } from './jobs.ts';
+import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
@@ -112,7 +112,7 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
       await breaker.recordSend(deps, campaign.id, mailbox.id);
       await breaker.recordBounce(deps, campaign.id, mailbox.id);
     },
-    async recordUnknown(held, mailbox) {
+    async recordUnknown(held, mailbox, composed) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
       if (filesSentMail(mailbox)) {
         // The provider files what it sent: the job stays claimed, and once the claim is old enough
@@ -120,9 +120,39 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
         await deps.store.update(jobKey(held.id), { set: { lastError: 'outcome unknown: to be looked up in the Sent folder' } });
         return;
       }
-      await move(deps, held, 'FAILED', { set: { lastError: 'outcome unknown: the connection broke during the send', failedAt: new Date(deps.clock.now()).toISOString() } });
+      // No Sent folder can say: a send that reached the message has almost always been taken, so it is taken as sent.
+      // A failed record leaves the claim, which the dispatcher settles the same way.
+      takenAsSent(deps, held, mailbox.id);
+      await recordSent(deps, {
+        job: campaignStepOf({ ...held, messageId: composed.email.messageId }),
+        campaign,
+        lead,
+        mailbox,
+        subject: composed.subject,
+        messageId: composed.email.messageId,
+        aiGenerated: composed.aiGenerated,
+        pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
+        unconfirmed: true,
+      });
     },
   };
+}
+
+/** An unknown outcome taken as sent: logged and counted once, where it is decided. */
+function takenAsSent(deps: Deps, job: Job, mailboxId: string | undefined): void {
+  deps.metrics.count('UnconfirmedSends');
+  deps.log.warn('send outcome unknown: taken as sent, never resent', { jobId: job.id, mailboxId, messageId: job.messageId });
+}
+
+/** What an unconfirmed send writes on its job: the flag and the reason, shown with the job. */
+const UNCONFIRMED_FIELDS = { unconfirmed: true, lastError: 'outcome unknown: taken as sent (no Sent folder could say), never resent' };
+
+/** The writes that make a claimed job SENT, and count it as unconfirmed when its outcome is unknown. */
+function sentOps(job: Job, set: Record<string, unknown>, unconfirmed: boolean): TransactOp[] {
+  return [
+    ...moveOps(job, 'SENT', { set: { ...set, ...(unconfirmed ? UNCONFIRMED_FIELDS : {}) }, remove: ['aiBody'] }),
+    ...(unconfirmed ? [countUnconfirmedOp(job.id)] : []),
+  ];
 }
 
 /** Lead statuses a send moves on from (the others are final: the claim's guard refused them). */
@@ -138,7 +168,18 @@ const MOVES_ON = new Set(['NEW', 'CONTACTED']);
  */
 export async function recordSent(
   deps: Deps,
-  s: { job: CampaignStepJob; campaign: Campaign; lead: Lead; mailbox: Mailbox; subject: string; messageId: string; aiGenerated: boolean; pair: BreakerPair },
+  s: {
+    job: CampaignStepJob;
+    campaign: Campaign;
+    lead: Lead;
+    mailbox: Mailbox;
+    subject: string;
+    messageId: string;
+    aiGenerated: boolean;
+    pair: BreakerPair;
+    /** The outcome was unknown and is taken as sent: the job says so and the queue counts it. */
+    unconfirmed?: boolean;
+  },
 ): Promise<void> {
   const now = deps.clock.now();
   const step = s.job.step;
@@ -146,7 +187,8 @@ export async function recordSent(
   const sentAt = new Date(now).toISOString();
   const campaignId = s.campaign.id;
   const mailboxId = s.mailbox.id;
-  const sent = moveOps(s.job, 'SENT', { set: { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, remove: ['aiBody'] });
+  const unconfirmed = Boolean(s.unconfirmed);
+  const sent = sentOps(s.job, { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, unconfirmed);
   const counted = (statusMove: Record<string, number>): TransactOp[] => [
     { update: campaignKey(campaignId), change: { add: { [counter.sent]: 1, ...statusMove }, set: { lastActivityAt: sentAt } } },
     // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
@@ -198,7 +240,7 @@ export async function recordSent(
       await deps.store.transact(foldCounters(withLead(lead)));
     } else {
       // The email went: it is recorded and counted, without its subject, and nothing follows it.
-      await deps.store.transact(foldCounters([...moveOps(s.job, 'SENT', { set: { sentAt, aiGenerated: s.aiGenerated }, remove: ['aiBody'] }), ...counted({})]));
+      await deps.store.transact(foldCounters([...sentOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), ...counted({})]));
     }
   }
   if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
@@ -212,18 +254,22 @@ export function filesSentMail(mailbox: Mailbox): boolean {
 /**
  * A campaign step whose sender died after SMTP began: where the provider
  * files what it sends (GOOGLE, MICROSOFT), the Sent folder says whether it
- * went; otherwise it is FAILED with the reason and never resent
+ * went; otherwise it is taken as sent, never resent, and the lead moves on
  * (docs/sending.md, Exactly once).
  */
 async function settleUnknown(deps: Deps, job: Job): Promise<boolean> {
   const row = job.mailboxId ? await deps.store.get(mailboxKey(job.mailboxId)) : undefined;
   const mailbox = row && mailboxFromItem(row);
   if (mailbox && filesSentMail(mailbox)) return settleBySentFolder(deps, job, mailbox);
-  const ok = await move(deps, job, 'FAILED', {
-    set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again', failedAt: new Date(deps.clock.now()).toISOString() },
-  });
-  if (ok) deps.log.error('send outcome unknown after a crash; not resent', { jobId: job.id, mailboxId: job.mailboxId, messageId: job.messageId });
-  return ok;
+  try {
+    await settleSent(deps, job, { unconfirmed: true });
+  } catch (err) {
+    // Settled by another writer since the claim was read (the claims index lags the item).
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+  takenAsSent(deps, job, job.mailboxId);
+  return true;
 }
 
 /** Give up looking after a day of not being able to read the Sent folder. */
@@ -240,7 +286,7 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     const found = job.messageId !== undefined && (await deps.mailReader.sentContains(await imapLogin(deps, mailbox), job.messageId));
     if (found) {
       deps.metrics.count('EmailsSent');
-      await settleSent(deps, job, 'found in the Sent folder');
+      await settleSent(deps, job, { note: 'found in the Sent folder' });
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;
     }
@@ -253,9 +299,13 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
   }
 }
 
-/** A claimed step known to have gone (the Sent folder has it, or its acceptance was queued): recorded from what the claim stored. */
-async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void> {
+/**
+ * A claimed step known to have gone (the Sent folder has it, or its acceptance was queued),
+ * or taken as sent (`unconfirmed`): recorded from what the claim stored.
+ */
+async function settleSent(deps: Deps, claimed: Job, how: { note?: string; unconfirmed?: boolean } = {}): Promise<void> {
   const job = campaignStepOf(claimed);
+  const unconfirmed = Boolean(how.unconfirmed);
   // A claim always stores the mailbox and the Message-ID; without them there is nothing to record the send against.
   const { mailboxId, messageId } = job;
   const read = new Reads(deps.clock.now());
@@ -268,7 +318,13 @@ async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void
   const l = read.parsed(leadKey(job.leadId), leadFromItem);
   const m = mailboxId ? read.parsed(mailboxKey(mailboxId), mailboxFromItem) : undefined;
   if (!c || !l || !m || !mailboxId || messageId === undefined) {
-    await move(deps, job, 'SENT', { set: { sentAt: new Date(deps.clock.now()).toISOString(), ...(note ? { lastError: note } : {}) }, remove: ['aiBody'] });
+    const set = { sentAt: new Date(deps.clock.now()).toISOString(), ...(how.note ? { lastError: how.note } : {}) };
+    try {
+      await deps.store.transact(foldCounters(sentOps(job, set, unconfirmed)));
+    } catch (err) {
+      // Settled already by another writer: nothing more to record.
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
     return;
   }
   await recordSent(deps, {
@@ -280,6 +336,7 @@ async function settleSent(deps: Deps, claimed: Job, note?: string): Promise<void
     messageId,
     aiGenerated: job.aiGenerated ?? false,
     pair: pairFromItem(read.get(pairKey(job.campaignId, mailboxId))),
+    unconfirmed,
   });
 }
 

@@ -6,6 +6,7 @@ import { fromItem, type Job } from './job.entity.ts';
 import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, jobKey, timeKey } from './keys.ts';
 import { planChunk } from './planning.ts';
+import { healWaitingLeads } from './healing.ts';
 import { queuePaused } from './sender.ts';
 import { kindOf, refOf } from '../job-kinds.ts';
 
@@ -37,7 +38,8 @@ export interface DispatchOptions {
  *    delay (SCHEDULED → QUEUED first, conditionally, so two dispatchers
  *    never queue one job twice);
  * 3. queues again what a lost message left QUEUED (dead-letter, restart);
- * 4. settles claims left by a sender that died mid-send (never resent).
+ * 4. settles claims left by a sender that died mid-send (never resent);
+ * 5. every few minutes, moves on leads left waiting with no job (healing.ts).
  */
 export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<{ queued: number; recovered: number; settled: number }> {
   // A local start-up: the queue kept nothing and this is the only dispatcher. Before anything else, every queued
@@ -46,7 +48,14 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
   for (const c of (await queryAll(deps.store, campaignsPlanning())).map(campaignFromItem)) await planChunk(deps, c.id);
   const settled = await settleDeadClaims(deps, Boolean(opts.requeueAll));
   if (await queuePaused(deps)) return { queued: 0, recovered: atStart, settled };
+  const result = await queueDue(deps, opts, atStart, settled);
+  // Last, so that what is due goes on the queue first (a start-up especially); it plans what a next tick queues.
+  await healWaitingLeads(deps);
+  return result;
+}
 
+/** Queues every job due within SQS's horizon, and again what a lost message left QUEUED. */
+async function queueDue(deps: Deps, opts: DispatchOptions, atStart: number, settled: number): Promise<{ queued: number; recovered: number; settled: number }> {
   const now = deps.clock.now();
   const wallNow = deps.wallClock.now();
   // What is due within 15 minutes of engine time goes on the queue (SQS holds a message at most 15 minutes of

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
-import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter } from './keys.ts';
+import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter, UNCONFIRMED } from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
 
 export type { Job, JobState } from './job.entity.ts';
@@ -104,6 +104,9 @@ export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Co
   if (from !== to) ops.push({ update: queueCounterKey(job.id), change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
   return ops;
 }
+
+/** Counts a job taken as sent without the server's answer (it is counted SENT by its move too); fold it with that move's counter. */
+export const countUnconfirmedOp = (id: string): TransactOp => ({ update: queueCounterKey(id), change: { add: { [stateCounter(UNCONFIRMED)]: 1 } } });
 
 /** Moves a job; false when it had already moved (another instance, a redelivery). */
 export async function move(

@@ -37,6 +37,11 @@ export const queueCounterKey = (id: string): Key => ({ pk: 'COUNTER', sk: `QUEUE
 /** Every counter item, the unsharded one of older installations included. */
 export const queueCounterKeys = (): Key[] => [{ pk: 'COUNTER', sk: 'QUEUE' }, ...SHARDS.map((s) => ({ pk: 'COUNTER', sk: `QUEUE#${s}` }))];
 export const stateCounter = (state: string) => `jobs#${state}`;
+/**
+ * Not a state: the SENT jobs whose outcome a crash left unknown and that were taken as sent
+ * (`unconfirmed: true`), counted with SENT and here too, so the queue status shows them apart.
+ */
+export const UNCONFIRMED = 'UNCONFIRMED';
 
 /** The install-wide queue switch (POST /v1/queue/pause). */
 export const queueSwitchKey: Key = { pk: 'SETTING', sk: 'QUEUE' };
@@ -46,6 +51,14 @@ export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAIL
 
 /** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
 export const PLANNING = 'CAMPAIGNS#PLANNING';
+/** A campaign row still being planned (its gsi3 names the planning collection). */
+export const isPlanning = (campaignItem: Record<string, unknown>) => campaignItem.gsi3pk === PLANNING;
+
+/**
+ * Where the sweep for waiting leads (healing.ts) stopped in a campaign's lead index: an item beside the
+ * campaign, not on it, so the sweep never writes the item every send's record updates.
+ */
+export const healCursorKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'HEALCURSOR' });
 
 /**
  * Access patterns: jobs waiting for the dispatcher, by due time, and jobs

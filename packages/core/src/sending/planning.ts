@@ -89,9 +89,9 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<void> {
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<boolean> {
   const slot = await firstEmailPlan(deps, campaign, 0);
-  if (await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0) }, deps.clock.now())) {
-    await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
-  }
+  if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0) }, deps.clock.now()))) return false;
+  await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
+  return true;
 }

@@ -4,7 +4,8 @@ import type { Mailbox } from '../mailbox/entity.ts';
 import type { Composed } from './compose.ts';
 import type { Job } from './job.entity.ts';
 
-export type SendOutcome = 'sent' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
+/** `unconfirmed`: the connection broke after the message may have been taken; the plan decided (taken as sent, or left to the Sent folder). */
+export type SendOutcome = 'sent' | 'unconfirmed' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
 
 /** What a planner may do with a queued job instead of sending it. */
 export interface JobControl {
@@ -49,5 +50,5 @@ export interface SendPlan {
   /** A 5xx at RCPT or DATA: the recipient's server refused it. */
   recordBounce(held: Job, mailbox: Mailbox, lastError: string): Promise<void>;
   /** The connection broke after the message may have been taken: never resent blindly. */
-  recordUnknown(held: Job, mailbox: Mailbox): Promise<void>;
+  recordUnknown(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
 }

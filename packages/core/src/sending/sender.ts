@@ -82,9 +82,9 @@ export class HandBack extends Error {
  *    suppressed (a consistent look at the suppression list, at send time),
  *    and the planner's last condition holds (a reply or stop that landed
  *    while the copy was written wins);
- * 3. the start of SMTP, written when the send's turn on the mailbox's
- *    connection comes; a crash after it is an unknown outcome, never a resend;
- * 4. SMTP, then the outcome in one transaction.
+ * 3. SMTP, with its start written once the server has accepted DATA and
+ *    before the message goes; a crash after it is an unknown outcome, never a resend;
+ * 4. the outcome in one transaction.
  */
 export async function sendJob(deps: Deps, id: string, opts: SendOptions = {}): Promise<SendOutcome> {
   if (opts.accepted) return settleAccepted(deps, id, opts.accepted);
@@ -219,7 +219,9 @@ async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mail
   const now = deps.clock.now();
   const day = utcDay(now);
   const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, ...c.keep },
+    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, attempts: job.attempts + 1, ...c.keep },
+    // A held claim is an SMTP try (a lost slot race is not). A mark left by an earlier try (a 4xx, a lost connection) must not make this claim look started.
+    remove: ['smtpStartedAt'],
     wallNow: deps.wallClock.now(),
   });
   const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = [
@@ -256,7 +258,13 @@ async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mail
   return { claimId, day, held: { ...job, state: 'CLAIMED', claimId, ...c.keep } };
 }
 
-/** Marks the start of SMTP, sends, and records the outcome at once. */
+/**
+ * Sends, marking the start of SMTP only once the server has accepted DATA
+ * and before any byte of the message goes (the mailer's beforeMessage), and
+ * records the outcome at once. A crash before the mark is a send that never
+ * happened (the claim is simply due again); after it, only the message's
+ * transfer and the record are left, and the outcome is unknown.
+ */
 async function startAndSend(
   deps: Deps,
   s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
@@ -265,23 +273,31 @@ async function startAndSend(
   // Attempts count SMTP tries only; losing a slot race is not a try.
   const attempts = s.job.attempts + 1;
   const held: Held = { ...s.claim.held, attempts };
-  // One SMTP exchange at a time per mailbox (its connection is one), and the start is marked only when this
-  // send's turn comes: a crash leaves at most one send per mailbox with an unknown outcome, the others simply due again.
-  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, async function markStartAndSend() {
-    // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
+  // What the mark did, written by the hook while the mailer runs.
+  const mark: { state: 'none' | 'done' | 'lost'; error?: unknown } = { state: 'none' };
+  const transfer = transferTurn(deps);
+  const beforeMessage = async () => {
+    // One message in transfer at a time in this process: a crash can lose at most one email.
+    await transfer.enter();
     try {
+      // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
       await deps.store.update(jobKey(s.job.id), {
-        set: { smtpStartedAt: deps.wallClock.now(), attempts },
+        set: { smtpStartedAt: deps.wallClock.now() },
         if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
       });
+      mark.state = 'done';
     } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-      return undefined;
+      if (err instanceof ConditionFailedError) mark.state = 'lost';
+      else mark.error = err;
+      throw err;
     }
-    return deps.mailer.send(s.transport, s.composed.email);
-  });
-  if (!result) {
-    // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send.
+  };
+  // One SMTP exchange at a time per mailbox (its connection is one): a crash leaves at most one send per mailbox
+  // with an unknown outcome, the others simply due again.
+  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () => deps.mailer.send(s.transport, s.composed.email, { beforeMessage }).finally(transfer.leave));
+  if (mark.error) throw mark.error;
+  if (mark.state === 'lost') {
+    // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send, and nothing went.
     await refundDailySend(deps, s.mailbox.id, day);
     return 'ignored';
   }
@@ -290,7 +306,36 @@ async function startAndSend(
     await recordAccepted(deps, () => s.plan.recordSent(held, s.mailbox, s.composed), held);
     return 'sent';
   }
-  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, day, result });
+  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, composed: s.composed, day, result });
+}
+
+/** A message's transfer holds the process's turn at most this long (wall ms): a slow server must not stall every mailbox. */
+const TRANSFER_HOLD_MS = 2_000;
+
+/**
+ * The process-wide turn for the part of a send where a crash loses the
+ * email: from the mark of the start of SMTP to the server's answer to the
+ * message. Sends from many mailboxes run at once, but only one is in that
+ * part at a time (it lasts about a millisecond), so a crash leaves at most
+ * one email missing; the others are either not started (sent again) or
+ * answered (taken as sent, and they went). A turn is let go after
+ * TRANSFER_HOLD_MS whatever the server does.
+ */
+function transferTurn(deps: Pick<Deps, 'mailer'>): { enter(): Promise<void>; leave(): void } {
+  let leave: () => void = () => undefined;
+  const left = new Promise<void>((r) => (leave = r));
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    enter: () =>
+      new Promise<void>((entered) => {
+        void inTurn(deps, 'transfer', async () => {
+          entered();
+          await Promise.race([left, new Promise<void>((r) => (timer = setTimeout(r, TRANSFER_HOLD_MS)))]);
+          clearTimeout(timer);
+        });
+      }),
+    leave: () => leave(),
+  };
 }
 
 /**
@@ -429,7 +474,7 @@ async function countError(deps: Deps, job: Job, err: unknown): Promise<void> {
 /** What a failed SMTP try means: the plan decides for a bounce and an unknown outcome, the rest is the same for every kind. */
 async function recordFailure(
   deps: Deps,
-  f: { held: Held; plan: SendPlan; mailbox: Mailbox; day: string; result: Extract<SendResult, { ok: false }> },
+  f: { held: Held; plan: SendPlan; mailbox: Mailbox; composed: Composed; day: string; result: Extract<SendResult, { ok: false }> },
 ): Promise<SendOutcome> {
   const now = deps.clock.now();
   const { held: job, result } = f;
@@ -441,8 +486,8 @@ async function recordFailure(
       await f.plan.recordBounce(job, f.mailbox, lastError);
       return 'bounced';
     case 'unknown':
-      await f.plan.recordUnknown(job, f.mailbox);
-      return 'failed';
+      await f.plan.recordUnknown(job, f.mailbox, f.composed);
+      return 'unconfirmed';
     case 'auth':
       await deps.store.update(mailboxKey(f.mailbox.id), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
       await refundDailySend(deps, f.mailbox.id, f.day);

@@ -11,7 +11,7 @@ import { SecretUnreadableError } from '../errors.ts';
 import { createLogger, type Fields } from '../log.ts';
 import { ManualClock } from '../ports/clock.ts';
 import type { EncryptionContext, KeyProvider } from '../ports/key-provider.ts';
-import type { MailboxTransport, Mailer, OutgoingEmail, SendResult } from '../ports/mailer.ts';
+import type { MailboxTransport, Mailer, OutgoingEmail, SendHooks, SendResult } from '../ports/mailer.ts';
 import { MemoryStore } from './memory-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { MetricName, Metrics } from '../ports/metrics.ts';
@@ -59,8 +59,16 @@ export class RecordingMailer implements Mailer {
     this.scripted.push(...results);
   }
 
-  async send(transport: MailboxTransport, email: OutgoingEmail): Promise<SendResult> {
+  async send(transport: MailboxTransport, email: OutgoingEmail, hooks: SendHooks = {}): Promise<SendResult> {
     const result = this.scripted.shift() ?? { ok: true, response: '250 2.0.0 queued' };
+    // As over SMTP: the hook runs once the server would have accepted DATA (not for a failure before it), and a hook that throws sends nothing.
+    if (hooks.beforeMessage && (result.ok || result.kind === 'unknown')) {
+      try {
+        await hooks.beforeMessage();
+      } catch (err) {
+        return { ok: false, kind: 'connection', detail: err instanceof Error ? err.message : String(err) };
+      }
+    }
     if (result.ok || result.kind === 'unknown') this.sent.push({ transport, email });
     return result;
   }
