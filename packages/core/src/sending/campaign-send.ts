@@ -103,10 +103,11 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
         aiGenerated: composed.aiGenerated,
         pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
       }),
-    async recordBounce(held, mailbox, lastError) {
-      // A 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
-      await move(deps, held, 'FAILED', { set: { lastError, failedAt: new Date(deps.clock.now()).toISOString() } });
-      await transition(deps, lead, 'BOUNCED');
+    async recordBounce(held, mailbox, lastError, bounce) {
+      // A hard 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
+      const at = new Date(deps.clock.now()).toISOString();
+      await move(deps, held, 'FAILED', { set: { lastError, failedAt: at } });
+      await transition(deps, lead, 'BOUNCED', { set: { bounce: { ...bounce, via: 'smtp', confirmed: true, at } } });
       await suppression.suppress(deps, lead.email, 'bounce');
       await suppressEverywhere(deps, lead.email, lead.id);
       await breaker.recordSend(deps, campaign.id, mailbox.id);

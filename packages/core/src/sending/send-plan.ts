@@ -3,6 +3,7 @@ import type { Domain } from '../domain/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import type { Composed } from './compose.ts';
 import type { Job } from './job.entity.ts';
+import type { SmtpBounce } from './smtp-bounce.ts';
 
 /** `unconfirmed`: the connection broke after the message may have been taken; the plan decided (taken as sent, or left to the Sent folder). */
 export type SendOutcome = 'sent' | 'unconfirmed' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
@@ -48,7 +49,8 @@ export interface SendPlan {
   /** Written the moment SMTP said yes. */
   recordSent(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
   /** A 5xx at RCPT or DATA: the recipient's server refused it. */
-  recordBounce(held: Job, mailbox: Mailbox, lastError: string): Promise<void>;
+  /** A hard bounce at RCPT or DATA (smtp-bounce.ts): the server's answer read as a bounce notice is. */
+  recordBounce(held: Job, mailbox: Mailbox, lastError: string, bounce: SmtpBounce): Promise<void>;
   /** The connection broke after the message may have been taken: never resent blindly. */
   recordUnknown(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
 }

@@ -124,6 +124,29 @@ describe('the one send path, in memory', () => {
     const line = deps.logs.find((l) => l.msg === 'send failed')!;
     expect(line.detail).toBe('550 5.1.1 <<address>>: Recipient address rejected: User unknown');
     expect(JSON.stringify(deps.logs)).not.toContain('quoted@client.com');
+    // The lead row shows why, in the reason table a bounce notice is read by, without the address.
+    expect((await leads.get(deps, ids[0]!)).bounce).toMatchObject({ status: '5.1.1', reason: 'user-unknown', hard: true, via: 'smtp', confirmed: true });
+    expect(JSON.stringify((await leads.get(deps, ids[0]!)).bounce)).not.toContain('quoted@client.com');
+  });
+
+  it('a 5xx for a cause that is not the address (a full mailbox, the sending host on a blocklist) is tried again, never a bounce', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, ['full@client.com']);
+    const id = jobId(ids[0]!, 0);
+    deps.mailer.answer(
+      { ok: false, kind: 'permanent', code: 552, detail: '552 5.2.2 <full@client.com>: Mailbox full' },
+      { ok: false, kind: 'permanent', code: 554, detail: '554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org' },
+    );
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('rescheduled');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SCHEDULED', lastError: 'permanent 552 (mailbox-full)' });
+    deps.clock.advance(11 * MINUTE);
+    await queue(deps, id);
+    expect(await sendJob(deps, id)).toBe('rescheduled');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SCHEDULED', lastError: 'permanent 554 (reputation)' });
+    expect((await deps.store.get(leadKey(ids[0]!)))!.status).toBe('NEW');
+    expect(await suppression.isSuppressed(deps, 'full@client.com')).toBe(false);
+    expect(deps.metrics.counts.Bounces).toBeUndefined();
   });
 
   it('refuses at send time an address suppressed while its email was queued, and ends the lead', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, GuardrailError, TransactionFailedError } from '../errors.ts';
 import { withoutAddresses } from '../log.ts';
+import { smtpBounce } from './smtp-bounce.ts';
 import type { TransactOp } from '../ports/store.ts';
 import type { JobRef } from '../ports/queue.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
@@ -481,10 +482,17 @@ async function recordFailure(
   const lastError = `${result.kind}${result.code ? ` ${result.code}` : ''}`;
   deps.log.warn('send failed', { jobId: job.id, mailboxId: f.mailbox.id, kind: result.kind, code: result.code, detail: withoutAddresses(result.detail) });
   switch (result.kind) {
-    case 'permanent':
-      deps.metrics.count('Bounces');
-      await f.plan.recordBounce(job, f.mailbox, lastError);
-      return 'bounced';
+    case 'permanent': {
+      const bounce = smtpBounce(result.code, result.detail);
+      if (bounce.hard) {
+        deps.metrics.count('Bounces');
+        await f.plan.recordBounce(job, f.mailbox, lastError, bounce);
+        return 'bounced';
+      }
+      // A 5xx for a cause that is not the address's (a full mailbox, a rate limit, the sending host's
+      // reputation): nothing is suppressed and the send is tried again later, like a 4xx.
+      return retryLater(deps, f, `${lastError} (${bounce.reason})`);
+    }
     case 'unknown':
       await f.plan.recordUnknown(job, f.mailbox, f.composed);
       return 'unconfirmed';
@@ -493,16 +501,21 @@ async function recordFailure(
       await refundDailySend(deps, f.mailbox.id, f.day);
       await move(deps, job, 'SCHEDULED', { set: { dueAt: now, lastError } });
       return 'rescheduled';
-    default: {
-      await refundDailySend(deps, f.mailbox.id, f.day);
-      const attempt = job.attempts;
-      const wait = RETRY_MINUTES[attempt - 1];
-      if (wait === undefined) {
-        await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
-        return 'failed';
-      }
-      await move(deps, job, 'SCHEDULED', { set: { dueAt: now + wait * 60_000, lastError } });
-      return 'rescheduled';
-    }
+    default:
+      return retryLater(deps, f, lastError);
   }
+}
+
+/** A send that may go later: tried again after 5, 30, 120 and 360 engine minutes, then FAILED. */
+async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: string }, lastError: string): Promise<SendOutcome> {
+  const now = deps.clock.now();
+  const job = f.held;
+  await refundDailySend(deps, f.mailbox.id, f.day);
+  const wait = RETRY_MINUTES[job.attempts - 1];
+  if (wait === undefined) {
+    await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
+    return 'failed';
+  }
+  await move(deps, job, 'SCHEDULED', { set: { dueAt: now + wait * 60_000, lastError } });
+  return 'rescheduled';
 }
