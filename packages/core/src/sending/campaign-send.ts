@@ -14,7 +14,7 @@ import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
 import { hasCredentials, imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
-import { composeEmail } from './compose.ts';
+import { composeEmail, type Composed } from './compose.ts';
 import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
@@ -77,6 +77,19 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
     return unlessSuppressed(() => ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.'));
   }
   const aiBody = job.aiBody;
+  /** The send recorded from what the claim composed: accepted by the server, or taken as sent after an unknown outcome. */
+  const sent = (held: Job, mailbox: Mailbox, composed: Composed, unconfirmed?: true) =>
+    recordSent(deps, {
+      job: campaignStepOf(held),
+      campaign,
+      lead,
+      mailbox,
+      subject: composed.subject,
+      messageId: composed.email.messageId,
+      aiGenerated: composed.aiGenerated,
+      pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
+      ...(unconfirmed ? { unconfirmed } : {}),
+    });
 
   return {
     mailboxIds,
@@ -92,17 +105,7 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
     },
     onSuppressed: () => suppressEverywhere(deps, lead.email),
     compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody }),
-    recordSent: (held, mailbox, composed) =>
-      recordSent(deps, {
-        job: campaignStepOf(held),
-        campaign,
-        lead,
-        mailbox,
-        subject: composed.subject,
-        messageId: composed.email.messageId,
-        aiGenerated: composed.aiGenerated,
-        pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
-      }),
+    recordSent: (held, mailbox, composed) => sent(held, mailbox, composed),
     async recordBounce(held, mailbox, lastError, bounce) {
       // A hard 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
       const at = new Date(deps.clock.now()).toISOString();
@@ -124,17 +127,7 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
       // No Sent folder can say: a send that reached the message has almost always been taken, so it is taken as sent.
       // A failed record leaves the claim, which the dispatcher settles the same way.
       takenAsSent(deps, held, mailbox.id);
-      await recordSent(deps, {
-        job: campaignStepOf({ ...held, messageId: composed.email.messageId }),
-        campaign,
-        lead,
-        mailbox,
-        subject: composed.subject,
-        messageId: composed.email.messageId,
-        aiGenerated: composed.aiGenerated,
-        pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
-        unconfirmed: true,
-      });
+      await sent({ ...held, messageId: composed.email.messageId }, mailbox, composed, true);
     },
   };
 }
