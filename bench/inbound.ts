@@ -14,7 +14,7 @@ import { bareWordInReplyTo, regexBait } from '../test/fixtures/hostile.ts';
 
 const DIR = join(import.meta.dirname, '../test/fixtures/bounces');
 
-/** The best of `runs` timings of `work` (ms), after one warm-up: a shared machine's noise only ever adds. */
+/** The best of `runs` timings of `work` (ms), after one warm-up: a busy machine's noise only ever adds. */
 async function best(runs: number, work: () => Promise<void>): Promise<number> {
   await work();
   let min = Infinity;

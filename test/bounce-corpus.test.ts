@@ -137,7 +137,7 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
 
   it('classifies the whole corpus (parse and classify) in well under a second', () => {
     console.log(`bounce corpus: ${manifest.emails.length} messages parsed and classified in ${bestMs.toFixed(0)} ms (best of 2 after a warm-up; ${(bestMs / manifest.emails.length).toFixed(2)} ms each)`);
-    // The target is under 1 s on this machine; the bound here is loose so a busy shared machine never fails it.
+    // The target is under 1 s on this machine; the bound here is loose so a busy machine never fails it.
     expect(bestMs).toBeLessThan(5000);
   });
 });
