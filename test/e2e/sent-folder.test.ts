@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollDue } from '@outbound/core/inbound/index';
 import { dispatch } from '@outbound/core/sending/dispatcher';
 import { getJob } from '@outbound/core/sending/jobs';
 import { jobId } from '@outbound/core/sending/keys';
@@ -11,6 +12,10 @@ import { startFaultySmtpServer, type FaultySmtpServer } from '../helpers/smtp-fa
 
 const USER = 'g@gsend.com';
 const PASS = 'google-app-password';
+// Two mailboxes on an IMAP server the engine knows nothing about: one whose server files sent mail, one whose does not.
+const FILER = 'f@filer.com';
+const PLAIN = 'p@plain.com';
+const OTHER_PASS = 'imap-password-1';
 
 let dovecot: TestDovecot;
 let dropping: FaultySmtpServer;
@@ -18,9 +23,10 @@ let good: TestSmtpServer;
 let engine: TestEngine;
 
 beforeAll(async () => {
-  dovecot = await startDovecot({ [USER]: PASS });
-  dropping = await startFaultySmtpServer({ users: { [USER]: PASS }, dropAfterData: true });
-  good = await startSmtpServer({ users: { [USER]: PASS } });
+  const users = { [USER]: PASS, [FILER]: OTHER_PASS, [PLAIN]: OTHER_PASS };
+  dovecot = await startDovecot(users);
+  dropping = await startFaultySmtpServer({ users, dropAfterData: true });
+  good = await startSmtpServer({ users });
   engine = await startTestEngine({ realTime: true, timeScale: 50_000 });
   await engine.api.login();
 });
@@ -64,5 +70,55 @@ describe('an unknown outcome on a mailbox whose provider files sent mail (GOOGLE
     expect(good.messages.map((m) => m.envelope.to[0])).toEqual(['lost@x.test']);
     const row = (await api.request('GET', '/v1/campaigns')).body.find((c: { id: string }) => c.id === campaign.id);
     expect(row.sentCount).toBe(2);
+  });
+});
+
+describe('an unknown outcome on a mailbox of any other IMAP server', { timeout: 90_000 }, () => {
+  it('goes to the Sent folder only where the server was found to file sent mail, and is taken as sent elsewhere', async () => {
+    const api = engine.api;
+    const boxes: Record<string, { id: string; campaignId: string }> = {};
+    for (const email of [FILER, PLAIN]) {
+      const domainName = email.split('@')[1]!;
+      const domain = (await api.request('POST', '/v1/domains', { domainName, mailingAddress: '1 Main St' })).body;
+      const box = await api.request('POST', '/v1/mailboxes', {
+        email, domainId: domain.id, authPassword: OTHER_PASS, dailyCap: 1000,
+        smtpHost: '127.0.0.1', smtpPort: good.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+      });
+      expect(box.status).toBe(201);
+      const campaign = (await api.request('POST', '/v1/campaigns', { name: email, aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.body.id] })).body;
+      boxes[email] = { id: box.body.id, campaignId: campaign.id };
+      await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: `first-${domainName}@x.test`, firstName: 'F' });
+      expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
+    }
+    // Both first emails are accepted; only the filing server keeps a copy in Sent (as a server that files would).
+    const firsts = () => good.messages.filter((m) => m.envelope.to[0]!.startsWith('first-'));
+    await eventually(async () => firsts().length === 2, 30_000, 'both first emails');
+    await dovecot.deliver(FILER, firsts().find((m) => m.envelope.to[0] === 'first-filer.com@x.test')!.raw, 'Sent');
+    const filing = async (email: string) => (await engine.deps.store.get(mailboxKey(boxes[email]!.id)))?.sentFiling as { files: boolean } | undefined;
+    expect(await filing(FILER)).toBeUndefined();
+    // A minute on (the wall clock), the poller looks the accepted email up in each mailbox's Sent folder.
+    const later = { ...engine.deps, wallClock: { now: () => Date.now() + 2 * 60_000 } };
+    await eventually(async () => {
+      await pollDue(later);
+      return (await filing(FILER)) && (await filing(PLAIN));
+    }, 30_000, 'the filing of both servers to be found out');
+    expect(await filing(FILER)).toMatchObject({ files: true });
+    expect(await filing(PLAIN)).toMatchObject({ files: false });
+
+    // Now each server drops the connection after taking the message: the outcome of each second email is unknown.
+    const second: Record<string, string> = {};
+    for (const email of [FILER, PLAIN]) {
+      await engine.deps.store.update(mailboxKey(boxes[email]!.id), { set: { smtpPort: dropping.port } });
+      second[email] = (await api.request('POST', '/v1/leads', { campaignId: boxes[email]!.campaignId, email: `second-${email.split('@')[1]}@x.test`, firstName: 'S' })).body.id;
+    }
+    // The filing server's send waits for its Sent folder, claimed; the other is taken as sent at once, never resent.
+    await eventually(async () => String((await getJob(engine.deps, jobId(second[FILER]!, 0)))?.lastError ?? '').includes('Sent folder'), 30_000, 'the filer in doubt');
+    expect((await getJob(engine.deps, jobId(second[FILER]!, 0)))!.state).toBe('CLAIMED');
+    const plain = await eventually(async () => {
+      const job = await getJob(engine.deps, jobId(second[PLAIN]!, 0));
+      return job?.state === 'SENT' ? job : undefined;
+    }, 30_000, 'the plain one taken as sent');
+    expect(plain.unconfirmed).toBe(true);
+    expect(dropping.messages.filter((raw) => /^To: second-plain\.com@x\.test/m.test(raw))).toHaveLength(1);
   });
 });

@@ -19,6 +19,7 @@ import type { Query } from '../ports/store.ts';
 import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
 import { applyMessages, type Outcome } from './apply.ts';
+import { filingUnknown, findOutSentFiling } from './sent-filing.ts';
 import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './inbound.schema.ts';
 import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
 
@@ -160,6 +161,10 @@ export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, 
       // Progress is kept after every round, so a reader stopped mid-inbox resumes where it was.
       if (!(await save(deps, id, leaseId, { ...cursor, leaseUntil: deps.wallClock.now() + LEASE_MS }))) return outcomes;
       if (!batch.more || deps.wallClock.now() > deadline - READ_TIMEOUT_MS) break;
+    }
+    if (filingUnknown(mailbox, deps.wallClock.now()) && deps.wallClock.now() < deadline - READ_TIMEOUT_MS) {
+      // Whether this server files sent mail decides how an unknown send outcome is settled; a failure here leaves it unknown.
+      await findOutSentFiling(deps, mailbox, login).catch((err) => deps.log.warn('could not look in the Sent folder; will look again', { mailboxId: id, err }));
     }
     await save(
       deps,

@@ -47,6 +47,8 @@ export const Mailbox = z.looseObject({
   /** Engine ms before which the mailbox books no send (the cadence). */
   nextSlotAt: z.number().optional(),
   lastSendStartedAt: z.number().optional(),
+  /** Whether the server files what it sends in Sent, as the poller found out (inbound/sent-filing.ts); absent until it could look. */
+  sentFiling: z.object({ files: z.boolean(), checkedAt: z.string() }).optional(),
   /** When OAuth first connected: the inbox reading starts there. */
   connectedAt: z.string().optional(),
   createdAt: z.string().optional(),
@@ -61,6 +63,17 @@ export const toItem = (m: Mailbox): Item => ({ ...mailboxKey(m.id), ...mailboxIn
 
 /** ACTIVE and WARMING mailboxes send; PAUSED and ERROR ones do not (nor are they a sender for the launch check). */
 export const canSend = (m: Pick<Mailbox, 'status'>): boolean => m.status === 'ACTIVE' || m.status === 'WARMING';
+
+/** Providers that always file what they send in the Sent folder. */
+export const knownToFileSentMail = (m: Pick<Mailbox, 'provider'>): boolean => m.provider === 'GOOGLE' || m.provider === 'MICROSOFT';
+
+/**
+ * Whether the Sent folder can settle an unknown send outcome: the server files
+ * sent mail (known for GOOGLE and MICROSOFT, found out for any other) and the
+ * engine can read the folder over IMAP (a password or OAuth).
+ */
+export const filesSentMail = (m: Mailbox): boolean =>
+  (knownToFileSentMail(m) || m.sentFiling?.files === true) && Boolean(m.imapHost) && hasCredentials(m);
 
 /** Sends a UTC day at most. */
 export const dailyCapOf = (m: Pick<Mailbox, 'dailyCap'>): number => Math.max(1, m.dailyCap ?? DEFAULT_DAILY_CAP);

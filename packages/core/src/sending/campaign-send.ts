@@ -8,11 +8,11 @@ import { pairKey } from '../guardrails/breaker.keys.ts';
 import { Reads } from './send-reads.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
-import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
+import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import { leadKey, pinnedLeads } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
-import { hasCredentials, imapLogin } from '../mailbox/access.ts';
+import { imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail, type Composed } from './compose.ts';
 import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
@@ -240,21 +240,21 @@ export async function recordSent(
   if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
 }
 
-/** Providers that file sent mail in the Sent folder themselves, when the engine can read it over IMAP (password or OAuth). */
-export function filesSentMail(mailbox: Mailbox): boolean {
-  return (mailbox.provider === 'GOOGLE' || mailbox.provider === 'MICROSOFT') && Boolean(mailbox.imapHost) && hasCredentials(mailbox);
-}
-
 /**
- * A campaign step whose sender died after SMTP began: where the provider
- * files what it sends (GOOGLE, MICROSOFT), the Sent folder says whether it
- * went; otherwise it is taken as sent, never resent, and the lead moves on
- * (docs/sending.md, Exactly once).
+ * A campaign step whose sender died after SMTP began: where the server files
+ * what it sends (GOOGLE, MICROSOFT, or any server found to: mailbox/entity.ts
+ * filesSentMail), the Sent folder says whether it went; otherwise it is taken
+ * as sent, never resent, and the lead moves on (docs/sending.md, Exactly once).
  */
 async function settleUnknown(deps: Deps, job: Job): Promise<boolean> {
   const row = job.mailboxId ? await deps.store.get(mailboxKey(job.mailboxId)) : undefined;
   const mailbox = row && mailboxFromItem(row);
   if (mailbox && filesSentMail(mailbox)) return settleBySentFolder(deps, job, mailbox);
+  return takeAsSent(deps, job);
+}
+
+/** No Sent folder could say: recorded as sent, flagged unconfirmed. False when another writer settled it first. */
+async function takeAsSent(deps: Deps, job: Job): Promise<boolean> {
   try {
     await settleSent(deps, job, { unconfirmed: true });
   } catch (err) {
@@ -272,7 +272,8 @@ const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
 /**
  * Found in the Sent folder: it went, and is recorded as sent (follow-ups
  * planned). Not found: it did not go, and is scheduled again. The folder
- * cannot be read: asked again at the next tick, for a day, then FAILED.
+ * cannot be read: asked again at the next tick, for a day, then taken as
+ * sent like a send no folder could settle (a lead never waits for good).
  */
 async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promise<boolean> {
   try {
@@ -289,7 +290,7 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;
-    return move(deps, job, 'FAILED', { set: { lastError: 'outcome unknown: the Sent folder could not be read for a day', failedAt: new Date(deps.clock.now()).toISOString() } });
+    return takeAsSent(deps, job);
   }
 }
 

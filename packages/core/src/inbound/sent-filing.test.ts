@@ -1,0 +1,91 @@
+/**
+ * Finding out whether a server files sent mail, on the unit tier with a
+ * scripted reader (the lookup in a real Sent folder runs against Dovecot in
+ * test/e2e/sent-folder.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import * as domains from '../domain/index.ts';
+import * as mailboxes from '../mailbox/index.ts';
+import { mailboxKey } from '../mailbox/keys.ts';
+import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
+import { leadKey, pinnedLeads } from '../lead/keys.ts';
+import type { MailReader } from '../ports/mail-reader.ts';
+import { jobId, jobKey } from '../sending/keys.ts';
+import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
+import { FILING_DELAY_MS, findOutSentFiling, RECHECK_MS } from './sent-filing.ts';
+
+const login = { host: 'imap.example.com', port: 993, user: 'm@sender.com', pass: 'pw' };
+
+function reader(answer: () => Promise<boolean>) {
+  const asked: string[] = [];
+  const r: MailReader = {
+    readInbox: async () => ({ uidValidity: 1, lastUid: 0, messages: [], more: false }),
+    sentContains: async (_login, messageId) => {
+      asked.push(messageId);
+      return answer();
+    },
+    spamFolder: async () => undefined,
+    placementOf: async () => 'MISSING',
+  };
+  return { r, asked };
+}
+
+async function mailboxWithSend(deps: UnitDeps, job: { smtpStartedAt: number; unconfirmed?: boolean }): Promise<Mailbox> {
+  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+  const box = await created(mailboxes.create, deps, { email: 'm@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+  await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
+  await deps.store.put({ ...leadKey('L1'), id: 'L1', campaignId: 'C1', email: 'x@client.com', status: 'CONTACTED', stepsSent: 1, mailboxId: box.id, gsi4pk: pinnedLeads(box.id), gsi4sk: 'L1' });
+  await deps.store.put({ ...jobKey(jobId('L1', 0)), id: jobId('L1', 0), state: 'SENT', dueAt: 0, mailboxId: box.id, messageId: '<m1@sender.com>', ...job });
+  return mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
+}
+
+describe('finding out whether a server files sent mail', () => {
+  it('looks up an accepted email a minute old, writes the answer, and the Sent folder then settles unknown outcomes', async () => {
+    const { r, asked } = reader(async () => true);
+    const deps = unitDeps({ mailReader: r });
+    const wall = deps.wallClock.now();
+    const box = await mailboxWithSend(deps, { smtpStartedAt: wall - FILING_DELAY_MS });
+    expect(filesSentMail(box)).toBe(false);
+    expect(await findOutSentFiling(deps, box, login)).toBe(true);
+    expect(asked).toEqual(['<m1@sender.com>']);
+    const after = mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
+    expect(after.sentFiling).toEqual({ files: true, checkedAt: new Date(wall).toISOString() });
+    expect(filesSentMail(after)).toBe(true);
+    // Known now: not asked again within the week.
+    expect(await findOutSentFiling(deps, after, login)).toBeUndefined();
+    expect(asked).toHaveLength(1);
+  });
+
+  it('writes "does not file" when the email is absent, and looks again a week later', async () => {
+    let files = false;
+    const { r, asked } = reader(async () => files);
+    const deps = unitDeps({ mailReader: r });
+    const box = await mailboxWithSend(deps, { smtpStartedAt: deps.wallClock.now() - FILING_DELAY_MS });
+    expect(await findOutSentFiling(deps, box, login)).toBe(false);
+    const after = mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
+    expect(after.sentFiling?.files).toBe(false);
+    expect(filesSentMail(after)).toBe(false);
+    files = true;
+    const weekOn = { ...deps, wallClock: { now: () => deps.wallClock.now() + RECHECK_MS + 1 } };
+    expect(await findOutSentFiling(weekOn, after, login)).toBe(true);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('asks nothing for a send too recent or only taken as sent, and writes nothing when the folder cannot be read', async () => {
+    const recent = reader(async () => true);
+    const deps = unitDeps({ mailReader: recent.r });
+    const box = await mailboxWithSend(deps, { smtpStartedAt: deps.wallClock.now() - 1000 });
+    expect(await findOutSentFiling(deps, box, login)).toBeUndefined();
+    await deps.store.update(jobKey(jobId('L1', 0)), { set: { smtpStartedAt: 0, unconfirmed: true } });
+    expect(await findOutSentFiling(deps, box, login)).toBeUndefined();
+    expect(recent.asked).toEqual([]);
+
+    const broken = reader(async () => {
+      throw new Error('the mailbox has no Sent folder');
+    });
+    const other = unitDeps({ mailReader: broken.r });
+    const box2 = await mailboxWithSend(other, { smtpStartedAt: 0 });
+    await expect(findOutSentFiling(other, box2, login)).rejects.toThrow('no Sent folder');
+    expect((await other.store.get(mailboxKey(box2.id)))!.sentFiling).toBeUndefined();
+  });
+});
