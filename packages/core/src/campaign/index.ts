@@ -15,7 +15,7 @@ import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
 import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { startCampaign } from '../sending/planning.ts';
+import { startCampaign } from '../sending/first-emails.ts';
 import { PLANNING } from '../sending/keys.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;

@@ -16,7 +16,7 @@ import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toIte
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
-import { planNewLead } from '../sending/planning.ts';
+import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, SENDER_INDEX_ATTRS } from '../inbound/keys.ts';
 

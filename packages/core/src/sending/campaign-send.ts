@@ -5,7 +5,7 @@ import * as breaker from '../guardrails/breaker.ts';
 import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import { Reads } from './send-reads.ts';
+import { Reads } from './read-batch.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
@@ -18,8 +18,7 @@ import { composeEmail, type Composed } from './compose.ts';
 import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
-import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
-import type { JobKind } from './kinds.ts';
+import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;

@@ -27,7 +27,7 @@ export type JobState = z.infer<typeof JobState>;
  */
 export const Job = z.looseObject({
   id: z.string(),
-  /** The kind's name (sending/kinds.ts); campaign steps carry none, as they always have. */
+  /** The kind's name (sending/job-kind.ts); campaign steps carry none, as they always have. */
   kind: z.string().optional(),
   state: JobState,
   /** Engine ms. */

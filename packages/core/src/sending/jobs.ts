@@ -24,7 +24,7 @@ export interface NewJob {
  */
 export interface JobSpec {
   id: string;
-  /** The job kind's name (sending/kinds.ts); campaign steps carry none, as they always have. */
+  /** The job kind's name (sending/job-kind.ts); campaign steps carry none, as they always have. */
   kind?: string;
   /** The collection the job is listed in (gsi2). */
   group: string;

@@ -1,3 +1,9 @@
+/**
+ * First emails: the step-0 job of each NEW lead of a campaign, made on launch
+ * and resume (a chunk at once, the rest by the dispatcher) and for a lead
+ * added to a running campaign. Not to be confused with a kind's planner
+ * (sending/job-kind.ts), which decides one send when its job is due.
+ */
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { campaignKey } from '../campaign/keys.ts';
