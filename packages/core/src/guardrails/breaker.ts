@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { bounceRateThresholdOf, fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { queryAll } from '../collections.ts';
-import { pairDayKey, pairKey, trippedIndex, trippedPairsOf } from './breaker.keys.ts';
+import { pairDayKey, pairKey, trippedIndex, trippedPairsOf, withoutTrippedIndex } from './breaker.keys.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 
 /** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
@@ -130,7 +130,7 @@ export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Pro
     const mailboxId = pair.mailboxId ?? item.pk.slice(pairKey(campaignId, '').pk.length);
     await deps.store.update(pairKey(campaignId, mailboxId), {
       set: { tripped: false, epoch: pair.epoch + 1 },
-      remove: ['gsi2pk', 'gsi2sk', 'lastBounceAt'],
+      remove: [...withoutTrippedIndex(), 'lastBounceAt'],
     });
   }
 }

@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey } from '../lead/keys.ts';
+import { leadKey, withoutPinIndex } from '../lead/keys.ts';
 import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { fromItem as leadFromItem, type Lead, type LeadBounce } from '../lead/entity.ts';
@@ -294,7 +294,7 @@ async function complain(deps: D, lead: Lead, confirmed: boolean): Promise<void> 
   if (confirmed) {
     await suppression.suppress(deps, lead.email, 'complaint');
     await suppressEverywhere(deps, lead.email);
-  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: ['gsi4pk', 'gsi4sk'] })) {
+  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: withoutPinIndex() })) {
     deps.metrics.count('UnconfirmedReports');
   }
   await cancelOpenJobs(deps, lead.id, 'the recipient complained');

@@ -14,7 +14,7 @@ import { leadIdMaker } from './identity.ts';
 import { fromItem as leadFromItem, importLateFromItem, importLockFromItem, lapsed } from './entity.ts';
 import * as campaignRows from '../campaign/entity.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, legacyUniqueKey, runningImportIndex, runningImports } from './keys.ts';
+import { batchesOfImport, importBatchKey, importKey, importLockKey, latesOfImport, leadKey, legacyUniqueKey, runningImportIndex, runningImports, withoutRunningImportIndex } from './keys.ts';
 
 /**
  * CSV import (docs/leads-import.md). The file is read and every row validated
@@ -552,7 +552,7 @@ async function finish(
     update: importKey(r.importId),
     change: {
       set: { ...counts, ...end, finishedAt, leaseUntil: 0 },
-      remove: ['gsi3pk', 'gsi3sk'],
+      remove: withoutRunningImportIndex(),
       if: owner ? { and: [{ attr: 'owner', op: '=', value: owner }, running] } : running,
     },
   };

@@ -10,7 +10,7 @@ import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, pinnedLeads } from '../lead/keys.ts';
+import { leadKey, pinIndex } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
 import { hasCredentials, imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
@@ -201,8 +201,7 @@ export async function recordSent(
         change: {
           set: {
             mailboxId,
-            gsi4pk: pinnedLeads(mailboxId),
-            gsi4sk: lead.id,
+            ...pinIndex(mailboxId, lead.id),
             thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
             stepsSent: step + 1,
             lastSentAt: sentAt,
