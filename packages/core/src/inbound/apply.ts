@@ -18,13 +18,13 @@ import type { Mailbox } from '../mailbox/entity.ts';
 import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf, type Classified } from './classify.ts';
-import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './inbound.schema.ts';
+import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './entity.ts';
 import { sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
-export type { SentRef } from './inbound.schema.ts';
+export type { SentRef } from './entity.ts';
 
 /** What a message turned out to do: SKIPPED when it could not be read or applied (logged, and the reading goes on). */
 export type Outcome = InboundKind | 'IGNORED' | 'SKIPPED';

@@ -7,7 +7,7 @@ import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
-import { jobId, jobKey, planningIndex } from '../sending/keys.ts';
+import { jobKeysOfLead, planningIndex } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadKey, leadsOfCampaign, legacyUniqueKey, withoutAddressIndex, withoutPinIndex } from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
@@ -249,8 +249,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
 
 /** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
 async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
-  for (let step = 0; step <= 3; step++) {
-    const key = jobKey(jobId(leadId, step));
+  for (const key of jobKeysOfLead(leadId)) {
     if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject', 'aiBody'] });
   }
 }
@@ -285,8 +284,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
   // sequence); one being sent right now stays until the sender settles it, without its subject.
   await cancelOpenJobs(deps, id, 'lead deleted');
-  for (let step = 0; step <= 3; step++) {
-    const key = jobKey(jobId(id, step));
+  for (const key of jobKeysOfLead(id)) {
     try {
       await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
     } catch (err) {

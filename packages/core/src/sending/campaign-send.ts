@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
+import { pairFromItem, type BreakerPair } from '../guardrails/breaker.entity.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
 import { Reads } from './read-batch.ts';

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
-import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
+import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, jobKeysOfLead, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
 
 export type { Job, JobState } from './job.entity.ts';
@@ -194,9 +194,9 @@ export async function applyGroups(deps: Pick<Deps, 'store'>, groups: TransactOp[
 
 /** Jobs not yet started: a stop or a hold may still change them. */
 const OPEN = new Set<JobState>(['SCHEDULED', 'QUEUED', 'PARKED']);
-/** A lead's jobs are keyed by its id and step (0 to 3), so they are read in one batch without an index. */
+/** A lead's jobs are keyed by its id and step (0 to MAX_FOLLOW_UPS), so they are read in one batch without an index. */
 const leadJobs = async (deps: Pick<Deps, 'store'>, leadId: string) =>
-  (await deps.store.batchGet([0, 1, 2, 3].map((step) => jobKey(jobId(leadId, step))))).map(fromItem);
+  (await deps.store.batchGet(jobKeysOfLead(leadId))).map(fromItem);
 
 /**
  * Ends a lead's sequence in the queue at once (a reply, a bounce, a

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IndexQuery, Key } from '../ports/store.ts';
+import { MAX_FOLLOW_UPS } from '../campaign/campaign.schema.ts';
 
 /**
  * A job is one planned email: a lead and a step (0 is the first email).
@@ -8,6 +9,8 @@ import type { IndexQuery, Key } from '../ports/store.ts';
  */
 export const jobId = (leadId: string, step: number) => `${leadId}.${step}`;
 export const jobKey = (id: string): Key => ({ pk: `JOB#${id}`, sk: 'JOB' });
+/** Every job a lead can have: its first email and each follow-up a campaign may hold. */
+export const jobKeysOfLead = (leadId: string): Key[] => Array.from({ length: MAX_FOLLOW_UPS + 1 }, (_, step) => jobKey(jobId(leadId, step)));
 
 /** Time as a fixed-width string, so index sort keys order by time. */
 export const timeKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
