@@ -1,5 +1,5 @@
 import * as leads from '@outbound/core/lead/index';
-import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import';
+import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import/index';
 import { uploadsKit } from '../lib/kits/uploads.ts';
 import { httpHandler } from '../lib/middleware.ts';
 import { parseMultipart } from '../lib/multipart.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { importOfBlob, resumeImports, runImport } from '@outbound/core/lead/import';
+import { importOfBlob, resumeImports, runImport } from '@outbound/core/lead/import/index';
 import { getDeps, lambda } from '../lib/deps.ts';
 import { uploadsKit } from '../lib/kits/uploads.ts';
 

@@ -1,4 +1,4 @@
-import type { Item, Query, Store } from './ports/store.ts';
+import { isStorageAttribute, type Item, type Query, type Store } from './ports/store.ts';
 
 /** Every item of a query, page by page. For the small install-wide collections only (domains, mailboxes, campaigns). */
 export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<Item[]> {
@@ -16,7 +16,7 @@ export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<
 export function publicFields(item: Record<string, unknown>, hidden: string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) {
-    if (k === 'pk' || k === 'sk' || /^gsi\d(pk|sk)$/.test(k) || k.startsWith('sealed') || hidden.includes(k)) continue;
+    if (isStorageAttribute(k) || k.startsWith('sealed') || hidden.includes(k)) continue;
     out[k] = v;
   }
   return out;

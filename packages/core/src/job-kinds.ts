@@ -1,12 +1,12 @@
 /**
  * The registry of job kinds: the one place that knows every kind of email
  * the engine sends. The send path and the dispatcher look a job's kind up
- * here (sending/kinds.ts says what a kind supplies).
+ * here (sending/job-kind.ts is the contract: what a kind supplies).
  */
 import type { JobRef } from './ports/queue.ts';
 import { campaignStep } from './sending/campaign-send.ts';
 import type { Job } from './sending/job.entity.ts';
-import type { JobKind } from './sending/kinds.ts';
+import type { JobKind } from './sending/job-kind.ts';
 import { placementProbe } from './placement/probe.ts';
 
 const KINDS: JobKind[] = [campaignStep, placementProbe];

@@ -50,6 +50,9 @@ const MailboxIds = z
   .max(100, { error: 'may hold at most 100 mailboxes' })
   .transform((ids) => [...new Set(ids)]);
 
+/** A campaign's sequence is its first email and at most this many follow-ups: a lead has at most MAX_FOLLOW_UPS + 1 jobs (sending/keys.ts, jobKeysOfLead). */
+export const MAX_FOLLOW_UPS = 3;
+
 const fields = {
   name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }),
   aiPromptTemplate: z
@@ -61,7 +64,7 @@ const fields = {
   aiProvider: z.union([AiProvider, z.null()]),
   unsubscribeUrlTemplate: UnsubscribeUrlTemplate,
   mailboxIds: MailboxIds,
-  steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(3, { error: 'may hold at most 3 follow-ups' }),
+  steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(MAX_FOLLOW_UPS, { error: `may hold at most ${MAX_FOLLOW_UPS} follow-ups` }),
 };
 
 export const CreateCampaign = z.strictObject({

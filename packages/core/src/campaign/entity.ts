@@ -17,7 +17,7 @@ export type CampaignStatus = z.infer<typeof CampaignStatus>;
 
 /**
  * The row as stored. Loose: the row also carries its keys, index attributes
- * and one counter per lead status (`leadsByStatus#<STATUS>`, read with
+ * (the planning index, read by sending/keys.ts's isPlanning) and one counter per lead status (`leadsByStatus#<STATUS>`, read with
  * {@link statusCount}), which the API projection and the counters' atomic
  * ADDs use as they are. Defaults are those every reader applied to a row
  * that lacks the field; the API projection sets each of these fields itself,
@@ -47,8 +47,6 @@ export const Campaign = z.looseObject({
   planned: z.number().default(0),
   planCursor: z.string().nullish(),
   planOffset: z.number().default(0),
-  /** Set (sparse index) while the dispatcher still has leads of the campaign to plan. */
-  gsi3pk: z.string().optional(),
   sealedWebhookSecret: z.string().optional(),
   webhookSecured: z.boolean().optional(),
   webhookSecretSetAt: z.string().optional(),

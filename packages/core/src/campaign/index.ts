@@ -15,8 +15,8 @@ import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
 import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { startCampaign } from '../sending/planning.ts';
-import { PLANNING } from '../sending/keys.ts';
+import { startCampaign } from '../sending/first-emails.ts';
+import { isPlanning } from '../sending/keys.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
@@ -175,7 +175,7 @@ function progress(c: Campaign) {
   const total = c.leadsCount;
   const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + statusCount(c, s), 0);
   // A launch plans its first chunk at once and the dispatcher the rest: `planning` until every lead has its first email planned.
-  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0, planned: c.planned, planning: c.gsi3pk === PLANNING };
+  return { total, ...by, percentDone: total ? Math.round((100 * done) / total) : 0, planned: c.planned, planning: isPlanning(c) };
 }
 
 /** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */

@@ -11,6 +11,8 @@ export const pairDayKey = (campaignId: string, mailboxId: string, epoch: number,
 /** gsi2: the tripped pairs of a campaign, so a resume finds them all. */
 export const trippedPairs = (campaignId: string) => `CAMPAIGN#${campaignId}#TRIPPED`;
 export const trippedIndex = (campaignId: string, mailboxId: string) => ({ gsi2pk: trippedPairs(campaignId), gsi2sk: mailboxId });
+/** A pair closed again (a resume) leaves the tripped list. */
+export const withoutTrippedIndex = () => ['gsi2pk', 'gsi2sk'];
 
 /** Access pattern: the tripped pairs of a campaign. */
 export const trippedPairsOf = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: trippedPairs(campaignId) });

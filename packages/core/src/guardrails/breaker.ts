@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { bounceRateThresholdOf, fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { queryAll } from '../collections.ts';
-import { pairDayKey, pairKey, trippedIndex, trippedPairsOf } from './breaker.keys.ts';
+import { pairDayKey, pairKey, trippedIndex, trippedPairsOf, withoutTrippedIndex } from './breaker.keys.ts';
+import { pairDayFromItem, pairFromItem, type BreakerPair } from './breaker.entity.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
 
 /** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
@@ -14,37 +14,6 @@ export const WINDOW_DAYS = 7;
 type D = Pick<Deps, 'store' | 'clock' | 'metrics'>;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/**
- * A campaign/mailbox pair's breaker, as stored (pairKey). A pair that never
- * bounced has no item: it reads as untripped, in epoch 0. The counts and
- * ids are written when it trips, for whoever looks at it then.
- */
-export const BreakerPair = z.looseObject({
-  tripped: z.boolean().default(false),
-  /** The window's epoch: a resume starts a new one, so old counts no longer count. */
-  epoch: z.number().default(0),
-  /** Engine ms of the pair's last bounce; a resume clears it. */
-  lastBounceAt: z.number().optional(),
-  trippedAt: z.string().optional(),
-  sends: z.number().optional(),
-  bounces: z.number().optional(),
-  campaignId: z.string().optional(),
-  mailboxId: z.string().optional(),
-});
-export type BreakerPair = z.infer<typeof BreakerPair>;
-
-/** The pair's item, or the untripped pair its absence means. */
-export const pairFromItem = (item: Item | undefined): BreakerPair => BreakerPair.parse(item ?? {});
-
-/** Sends and bounces of a pair on one day of one epoch (pairDayKey): atomic counters, each missing until first counted. */
-export const PairDay = z.looseObject({
-  sends: z.number().default(0),
-  bounces: z.number().default(0),
-});
-export type PairDay = z.infer<typeof PairDay>;
-
-export const pairDayFromItem = (item: Item): PairDay => PairDay.parse(item);
 
 async function epochOf(deps: Pick<Deps, 'store'>, campaignId: string, mailboxId: string) {
   const pair = pairFromItem(await deps.store.get(pairKey(campaignId, mailboxId)));
@@ -130,7 +99,7 @@ export async function resume(deps: Pick<Deps, 'store'>, campaignId: string): Pro
     const mailboxId = pair.mailboxId ?? item.pk.slice(pairKey(campaignId, '').pk.length);
     await deps.store.update(pairKey(campaignId, mailboxId), {
       set: { tripped: false, epoch: pair.epoch + 1 },
-      remove: ['gsi2pk', 'gsi2sk', 'lastBounceAt'],
+      remove: [...withoutTrippedIndex(), 'lastBounceAt'],
     });
   }
 }

@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey } from '../lead/keys.ts';
+import { leadKey, withoutPinIndex } from '../lead/keys.ts';
 import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { fromItem as leadFromItem, type Lead, type LeadBounce } from '../lead/entity.ts';
@@ -18,13 +18,13 @@ import type { Mailbox } from '../mailbox/entity.ts';
 import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf, type Classified } from './classify.ts';
-import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './inbound.schema.ts';
+import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './entity.ts';
 import { sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
-export type { SentRef } from './inbound.schema.ts';
+export type { SentRef } from './entity.ts';
 
 /** What a message turned out to do: SKIPPED when it could not be read or applied (logged, and the reading goes on). */
 export type Outcome = InboundKind | 'IGNORED' | 'SKIPPED';
@@ -294,7 +294,7 @@ async function complain(deps: D, lead: Lead, confirmed: boolean): Promise<void> 
   if (confirmed) {
     await suppression.suppress(deps, lead.email, 'complaint');
     await suppressEverywhere(deps, lead.email);
-  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: ['gsi4pk', 'gsi4sk'] })) {
+  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: withoutPinIndex() })) {
     deps.metrics.count('UnconfirmedReports');
   }
   await cancelOpenJobs(deps, lead.id, 'the recipient complained');

@@ -19,8 +19,8 @@ import type { Query } from '../ports/store.ts';
 import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
 import { applyMessages, type Outcome } from './apply.ts';
+import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './entity.ts';
 import { filingUnknown, findOutSentFiling } from './sent-filing.ts';
-import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './inbound.schema.ts';
 import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
 
 /** Each mailbox is read every 5 minutes of engine time (TIME_SCALE applies; docs/inbound.md) ... */

@@ -41,4 +41,4 @@ export const repliesOfCampaign = (campaignId: string): IndexQuery => ({ index: '
 export const inboundOfLead = (leadId: string): IndexQuery => ({ index: 'gsi3', pk: leadInbound(leadId) });
 export const inboundOfSender = (addressHash: string): IndexQuery => ({ index: 'gsi4', pk: inboundFrom(addressHash) });
 /** The index attributes an erased record loses (it no longer names its sender). */
-export const SENDER_INDEX_ATTRS = ['gsi4pk', 'gsi4sk'];
+export const withoutSenderIndex = () => ['gsi4pk', 'gsi4sk'];

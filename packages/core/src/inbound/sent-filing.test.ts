@@ -8,7 +8,7 @@ import * as domains from '../domain/index.ts';
 import * as mailboxes from '../mailbox/index.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
-import { leadKey, pinnedLeads } from '../lead/keys.ts';
+import { leadKey, pinIndex } from '../lead/keys.ts';
 import type { MailReader } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
@@ -34,7 +34,7 @@ async function mailboxWithSend(deps: UnitDeps, job: { smtpStartedAt: number; unc
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
   const box = await created(mailboxes.create, deps, { email: 'm@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
   await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
-  await deps.store.put({ ...leadKey('L1'), id: 'L1', campaignId: 'C1', email: 'x@client.com', status: 'CONTACTED', stepsSent: 1, mailboxId: box.id, gsi4pk: pinnedLeads(box.id), gsi4sk: 'L1' });
+  await deps.store.put({ ...leadKey('L1'), id: 'L1', campaignId: 'C1', email: 'x@client.com', status: 'CONTACTED', stepsSent: 1, mailboxId: box.id, ...pinIndex(box.id, 'L1') });
   await deps.store.put({ ...jobKey(jobId('L1', 0)), id: jobId('L1', 0), state: 'SENT', dueAt: 0, mailboxId: box.id, messageId: '<m1@sender.com>', ...job });
   return mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
 }

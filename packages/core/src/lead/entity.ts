@@ -107,3 +107,54 @@ export const importLateFromItem = (item: Item): ImportLate => ImportLate.parse(i
 export const DeletedLead = z.object({ addressHash: z.string(), deletedAt: z.string().optional() });
 export type DeletedLead = z.infer<typeof DeletedLead>;
 export const deletedLeadFromItem = (item: Item): DeletedLead => DeletedLead.parse(item);
+
+/** Where a CSV import stands. */
+export const ImportStatus = z.enum(['RUNNING', 'COMPLETED', 'FAILED']);
+export type ImportStatus = z.infer<typeof ImportStatus>;
+
+export const RowError = z.object({ row: z.number(), error: z.string() });
+
+/** A CSV import's stored progress item (importKey; lead/import/ keeps it). */
+export const ImportRecord = z.object({
+  importId: z.string(),
+  campaignId: z.string(),
+  status: ImportStatus,
+  /** UPLOAD: waiting for the file (upload link); STORE: the file is read and its rows are being stored. */
+  stage: z.enum(['UPLOAD', 'STORE']),
+  source: z.string(),
+  received: z.number().default(0),
+  imported: z.number().default(0),
+  duplicates: z.number().default(0),
+  suppressed: z.number().default(0),
+  invalid: z.number().default(0),
+  rowsRead: z.number().default(0),
+  errors: z.array(RowError).default([]),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  error: z.string().optional(),
+  uploadExpiresAt: z.number().optional(),
+  leaseUntil: z.number().default(0),
+  owner: z.string().optional(),
+  attempts: z.number().default(0),
+  /** Set when its last worker handed it over cleanly (every batch it started was finished and counted). */
+  handedOver: z.boolean().default(false),
+  /** The campaign held no lead when this import started storing: rows need no existence check (see importLateKey). */
+  intoEmpty: z.boolean().optional(),
+});
+export type ImportRecord = z.infer<typeof ImportRecord>;
+
+export const importFromItem = (item: Item): ImportRecord => ImportRecord.parse(item);
+
+/** What one batch counted, kept on its item. */
+export const BatchCounts = z.object({
+  rows: z.number(),
+  imported: z.number(),
+  duplicates: z.number(),
+  suppressed: z.number(),
+  fields: z.record(z.string(), z.number()),
+});
+export type BatchCounts = z.infer<typeof BatchCounts>;
+export const batchCountsFromItem = (item: Item | undefined): BatchCounts => BatchCounts.parse(item);
+/** A batch's item: its number is in its sort key (importBatchKey). */
+const BatchItem = BatchCounts.extend({ sk: z.string().regex(/^BATCH#\d+$/).transform((sk) => Number.parseInt(sk.slice('BATCH#'.length), 10)) });
+export const importBatchFromItem = (item: Item) => BatchItem.parse(item);

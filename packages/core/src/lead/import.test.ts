@@ -4,7 +4,7 @@ import { campaignKey, fieldCountKey } from '../campaign/keys.ts';
 import { created, unitDeps } from '../testing/unit-deps.ts';
 import * as leads from './index.ts';
 import * as suppression from '../suppression/index.ts';
-import { importCsv, runImport } from './import.ts';
+import { importCsv, runImport } from './import/index.ts';
 import { importBatchKey, importKey, leadKey, legacyUniqueKey } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
 

@@ -7,18 +7,18 @@ import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
-import { jobId, jobKey, PLANNING } from '../sending/keys.ts';
+import { jobKeysOfLead, planningIndex } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadIndexes, leadKey, leadsOfCampaign, legacyUniqueKey } from './keys.ts';
+import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadKey, leadsOfCampaign, legacyUniqueKey, withoutAddressIndex, withoutPinIndex } from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
-import { planNewLead } from '../sending/planning.ts';
+import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
-import { inboundOfLead, inboundOfSender, SENDER_INDEX_ATTRS } from '../inbound/keys.ts';
+import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -138,7 +138,7 @@ export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaign
   if (typeof created !== 'number' && count <= 20) {
     for (const lead of created) await planNewLead(deps, campaign, lead);
   } else {
-    await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, gsi3pk: PLANNING, gsi3sk: campaignId } });
+    await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, ...planningIndex(campaignId) } });
   }
 }
 
@@ -229,7 +229,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
           update: leadKey(lead.id),
           change: {
             set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
-            remove: ['firstName', 'lastName', 'company', 'thread', 'gsi2pk', 'gsi2sk', 'gsi4pk', 'gsi4sk'],
+            remove: ['firstName', 'lastName', 'company', 'thread', ...withoutAddressIndex(), ...withoutPinIndex()],
             if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
           },
         },
@@ -249,8 +249,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
 
 /** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
 async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
-  for (let step = 0; step <= 3; step++) {
-    const key = jobKey(jobId(leadId, step));
+  for (const key of jobKeysOfLead(leadId)) {
     if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject', 'aiBody'] });
   }
 }
@@ -266,7 +265,7 @@ async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: strin
 }
 
 const blankInbound = (deps: Pick<Deps, 'store'>, item: Item, leadId: string) =>
-  deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate', 'fromHash', ...SENDER_INDEX_ATTRS] });
+  deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate', 'fromHash', ...withoutSenderIndex()] });
 
 /** Hard delete of one row; the campaign's counters follow. The address's hash stays, so a link already sent can still unsubscribe it. */
 export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, id: string): Promise<void> {
@@ -285,8 +284,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
   // sequence); one being sent right now stays until the sender settles it, without its subject.
   await cancelOpenJobs(deps, id, 'lead deleted');
-  for (let step = 0; step <= 3; step++) {
-    const key = jobKey(jobId(id, step));
+  for (const key of jobKeysOfLead(id)) {
     try {
       await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
     } catch (err) {

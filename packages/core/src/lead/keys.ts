@@ -26,6 +26,12 @@ export const leadIndexes = (id: string, seq: string, campaignId: string, email: 
   gsi3sk: seq,
 });
 export const pinnedLeads = (mailboxId: string) => `MAILBOX#${mailboxId}#LEADS`;
+/** gsi4: the pin a lead's first email sets, so a deleted mailbox finds the sequences it must end. */
+export const pinIndex = (mailboxId: string, leadId: string) => ({ gsi4pk: pinnedLeads(mailboxId), gsi4sk: leadId });
+/** A lead whose sequence ended for good (suppressed, its mailbox gone) or that was erased leaves the pinned list. */
+export const withoutPinIndex = () => ['gsi4pk', 'gsi4sk'];
+/** An erased lead no longer names its address, so it leaves the address's list too. */
+export const withoutAddressIndex = () => ['gsi2pk', 'gsi2sk'];
 
 /**
  * One lead per address per campaign, as versions before derived lead ids kept
@@ -53,6 +59,8 @@ export const latesOfImport = (importId: string) => ({ pk: `IMPORT#${importId}`, 
 export const RUNNING_IMPORTS = 'IMPORTS#RUNNING';
 /** Set while an import runs (sparse): the worker that resumes imports after a restart reads it. */
 export const runningImportIndex = (importId: string) => ({ gsi3pk: RUNNING_IMPORTS, gsi3sk: importId });
+/** Removed in the write that ends the import (COMPLETED or FAILED). */
+export const withoutRunningImportIndex = () => ['gsi3pk', 'gsi3sk'];
 
 /** The count of every lead row, for `total` without a campaign filter. */
 export const allLeadsCounterKey: Key = { pk: 'COUNTER', sk: 'LEADS' };

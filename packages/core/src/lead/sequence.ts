@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, leadsPinnedTo, rowsOfAddress } from './keys.ts';
+import { leadKey, leadsPinnedTo, rowsOfAddress, withoutPinIndex } from './keys.ts';
 import { fromItem, keyedFromItem, LEAD_STATUSES, type Lead, type LeadStatus } from './entity.ts';
 
 export { LEAD_STATUSES, type LeadStatus };
@@ -57,7 +57,7 @@ export const rowsOf = async (deps: Pick<Deps, 'store'>, email: string) =>
 /** Suppression stops every campaign's sequence for the address at once; `except` keeps one row's own status (a bounce). */
 export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>, email: string, except?: string): Promise<void> {
   for (const lead of await rowsOf(deps, email)) {
-    if (lead.id !== except) await transition(deps, lead, 'SUPPRESSED', { remove: ['gsi4pk', 'gsi4sk'] });
+    if (lead.id !== except) await transition(deps, lead, 'SUPPRESSED', { remove: withoutPinIndex() });
   }
 }
 
@@ -65,6 +65,6 @@ export async function suppressEverywhere(deps: Pick<Deps, 'store' | 'wallClock'>
 export async function endForMailbox(deps: Pick<Deps, 'store' | 'wallClock'>, mailboxId: string): Promise<void> {
   const pinned = await queryAll(deps.store, leadsPinnedTo(mailboxId));
   for (const lead of pinned.map(fromItem)) {
-    await transition(deps, lead, 'COMPLETED', { set: { endedBy: 'MAILBOX_DELETED' }, remove: ['gsi4pk', 'gsi4sk'] });
+    await transition(deps, lead, 'COMPLETED', { set: { endedBy: 'MAILBOX_DELETED' }, remove: withoutPinIndex() });
   }
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
 import { Job } from '../sending/job.entity.ts';
 import type { PlacementRollup } from './placement.schema.ts';
-import { domainRuns, OPEN_RUNS, runKey } from './keys.ts';
+import { runIndexes, runKey } from './keys.ts';
 
 export const RunStatus = z.enum(['OPEN', 'COMPLETE']);
 
@@ -39,15 +39,8 @@ export type Run = z.infer<typeof Run>;
 
 export const runFromItem = (item: Item): Run => Run.parse(item);
 
-/** An open run's row: listed under its domain (gsi2) and among the open runs the placement tick moves on (gsi3). */
-export const runToItem = (run: Run): Item => ({
-  ...runKey(run.id),
-  gsi2pk: domainRuns(run.domainId),
-  gsi2sk: run.id,
-  gsi3pk: OPEN_RUNS,
-  gsi3sk: run.id,
-  ...run,
-});
+/** An open run's row: listed under its domain and among the open runs the placement tick moves on (runIndexes). */
+export const runToItem = (run: Run): Item => ({ ...runKey(run.id), ...runIndexes(run), ...run });
 
 /** A probe's verdict: where the sample landed, or SKIPPED when it says nothing about placement. */
 export const Verdict = z.enum(['INBOX', 'SPAM', 'MISSING', 'SKIPPED']);

@@ -5,12 +5,11 @@ import type { Domain } from '../domain/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { seedKey } from '../seed/keys.ts';
 import { fromItem as seedFromItem } from '../seed/entity.ts';
-import type { Reads } from '../sending/send-reads.ts';
+import type { Reads } from '../sending/read-batch.ts';
 import { placeholderValues, wrapEmail, type Composed } from '../sending/compose.ts';
 import type { Job } from '../sending/job.entity.ts';
 import { move } from '../sending/jobs.ts';
-import type { JobControl, SendOutcome, SendPlan } from '../sending/send-plan.ts';
-import type { JobKind } from '../sending/kinds.ts';
+import type { JobControl, JobKind, SendOutcome, SendPlan } from '../sending/job-kind.ts';
 import { probeFromItem, runFromItem, type ProbeCopy } from './entity.ts';
 import { runKey } from './keys.ts';
 

@@ -14,7 +14,7 @@ import { fromItem as seedFromItem } from '../seed/entity.ts';
 import { jobKey } from '../sending/keys.ts';
 import { move } from '../sending/jobs.ts';
 import type { PlacementRollup } from './placement.schema.ts';
-import { openRuns, probesOfRun, runKey } from './keys.ts';
+import { openRuns, probesOfRun, runKey, withoutOpenRunIndex } from './keys.ts';
 import { probeFromItem, runFromItem, type ProbeJob, type Run, type Verdict } from './entity.ts';
 
 /** What a probe tells at present: still to send, sent and being read, or its verdict. */
@@ -168,7 +168,7 @@ async function complete(deps: Deps, run: Run, probes: ProbeJob[]): Promise<boole
     await deps.store.transact([
       {
         update: runKey(run.id),
-        change: { set: { status: 'COMPLETE', completedAt, rollup: result }, remove: ['gsi3pk', 'gsi3sk'], if: { attr: 'status', op: '=', value: 'OPEN' } },
+        change: { set: { status: 'COMPLETE', completedAt, rollup: result }, remove: withoutOpenRunIndex(), if: { attr: 'status', op: '=', value: 'OPEN' } },
       },
       {
         update: domainKey(run.domainId),

@@ -20,7 +20,7 @@ export interface SendQueue {
   enqueue(messages: QueueMessage[]): Promise<void>;
 }
 
-/** Ids copied from a job onto its queue message (sending/kinds.ts says which). */
+/** Ids copied from a job onto its queue message (sending/job-kind.ts says which). */
 export interface JobRef {
   kind?: string;
   mailboxId?: string;

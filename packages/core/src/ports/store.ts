@@ -15,6 +15,9 @@ export type Item = Key & Record<string, unknown>;
 /** Global secondary indexes, named after the access patterns they serve (docs/data-model.md). */
 export type IndexName = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4';
 
+/** The table's own attributes (the key and the index keys, which each noun's keys.ts sets): never part of what core shows. */
+export const isStorageAttribute = (name: string): boolean => name === 'pk' || name === 'sk' || /^gsi\d(pk|sk)$/.test(name);
+
 export type Comparison = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 /** A condition on the item as it is stored before the write. */
@@ -35,7 +38,7 @@ export interface Update {
 
 export interface Query {
   index?: IndexName;
-  /** The partition key value (pk, gsi1pk or gsi2pk, by index). */
+  /** The partition key value (of the table, or of `index`). */
   pk: string;
   skBeginsWith?: string;
   skBetween?: [string, string];

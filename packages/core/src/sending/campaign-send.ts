@@ -2,15 +2,15 @@ import type { Deps } from '../deps.ts';
 import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { TransactOp } from '../ports/store.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { pairFromItem, type BreakerPair } from '../guardrails/breaker.ts';
+import { pairFromItem, type BreakerPair } from '../guardrails/breaker.entity.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import { Reads } from './send-reads.ts';
+import { Reads } from './read-batch.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, pinnedLeads } from '../lead/keys.ts';
+import { leadKey, pinIndex } from '../lead/keys.ts';
 import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
 import { imapLogin } from '../mailbox/access.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
@@ -18,8 +18,7 @@ import { composeEmail, type Composed } from './compose.ts';
 import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
-import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
-import type { JobKind } from './kinds.ts';
+import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
@@ -202,8 +201,7 @@ export async function recordSent(
         change: {
           set: {
             mailboxId,
-            gsi4pk: pinnedLeads(mailboxId),
-            gsi4sk: lead.id,
+            ...pinIndex(mailboxId, lead.id),
             thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
             stepsSent: step + 1,
             lastSentAt: sentAt,

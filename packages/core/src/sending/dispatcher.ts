@@ -5,7 +5,7 @@ import { applyGroups, move, moveOps } from './jobs.ts';
 import { fromItem, type Job } from './job.entity.ts';
 import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, jobKey, timeKey } from './keys.ts';
-import { planChunk } from './planning.ts';
+import { planChunk } from './first-emails.ts';
 import { healWaitingLeads } from './healing.ts';
 import { queuePaused } from './sender.ts';
 import { kindOf, refOf } from '../job-kinds.ts';

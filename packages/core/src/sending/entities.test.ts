@@ -4,7 +4,7 @@
  * nothing the row holds is lost on the way.
  */
 import { describe, expect, it } from 'vitest';
-import { pairDayFromItem, pairFromItem } from '../guardrails/breaker.ts';
+import { pairDayFromItem, pairFromItem } from '../guardrails/breaker.entity.ts';
 import { probeFromItem, runFromItem } from '../placement/entity.ts';
 import { campaignStepOf, fromItem, toItem } from './job.entity.ts';
 import { jobKey } from './keys.ts';

@@ -16,7 +16,7 @@ import { transition } from '../lead/sequence.ts';
 import { createJob, move } from './jobs.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
 import { healCursorKey, isPlanning, jobId, jobKey } from './keys.ts';
-import { planNewLead } from './planning.ts';
+import { planNewLead } from './first-emails.ts';
 
 const DAY = 86_400_000;
 /** Leads of one campaign looked at per sweep: the work of a tick stays bounded whatever the campaign's size. */

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Item, Key } from '../ports/store.ts';
-import { dueIndex, jobKey } from './keys.ts';
+import { dueIndex, jobCollectionIndex, jobKey } from './keys.ts';
 
 /**
  * - SCHEDULED: waits in the table until the dispatcher queues it (due index).
@@ -27,7 +27,7 @@ export type JobState = z.infer<typeof JobState>;
  */
 export const Job = z.looseObject({
   id: z.string(),
-  /** The kind's name (sending/kinds.ts); campaign steps carry none, as they always have. */
+  /** The kind's name (sending/job-kind.ts); campaign steps carry none, as they always have. */
   kind: z.string().optional(),
   state: JobState,
   /** Engine ms. */
@@ -69,13 +69,12 @@ export const fromItem = (item: Item): Job => Job.parse(item);
 /** A job with the key it was read under, for code that writes the row back by it. */
 export const keyedFromItem = (item: Item): Job & Key => ({ ...fromItem(item), pk: item.pk, sk: item.sk });
 
-/** The stored row of a new job: its key, the due index while it waits, and gsi2 (the collection it is listed in: a campaign's jobs, a run's probes). */
+/** The stored row of a new job: its key, the due index while it waits, and the collection it is listed in (a campaign's jobs, a run's probes). */
 export function toItem(job: Job, group: string): Item {
   return {
     ...jobKey(job.id),
     ...dueIndex(job.id, job.dueAt),
-    gsi2pk: group,
-    gsi2sk: job.id,
+    ...jobCollectionIndex(group, job.id),
     ...job,
   };
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
-import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, queueCounterKey, stateCounter, UNCONFIRMED } from './keys.ts';
+import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, jobKeysOfLead, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
 
 export type { Job, JobState } from './job.entity.ts';
@@ -20,13 +20,13 @@ export interface NewJob {
 /**
  * The one job factory: every kind of job (a campaign step, a placement
  * probe, the kinds to come) is built here, with the due index and the
- * collection it belongs to (gsi2: a campaign's jobs, a run's probes).
+ * collection it belongs to (a campaign's jobs, a run's probes: jobCollectionIndex).
  */
 export interface JobSpec {
   id: string;
-  /** The job kind's name (sending/kinds.ts); campaign steps carry none, as they always have. */
+  /** The job kind's name (sending/job-kind.ts); campaign steps carry none, as they always have. */
   kind?: string;
-  /** The collection the job is listed in (gsi2). */
+  /** The collection the job is listed in (jobCollectionIndex). */
   group: string;
   dueAt: number;
   mailboxId?: string;
@@ -96,9 +96,9 @@ export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Co
   const set: Record<string, unknown> = { state: to, ...change.set };
   const remove = [...(change.remove ?? [])];
   if (INDEXED.has(to)) Object.assign(set, dueIndex(job.id, change.set?.dueAt ?? job.dueAt));
-  else remove.push('gsi1pk', 'gsi1sk');
+  else remove.push(...withoutDueIndex());
   if (to === 'CLAIMED') Object.assign(set, claimedIndex(job.id, change.wallNow ?? Date.now()));
-  else remove.push('gsi3pk', 'gsi3sk');
+  else remove.push(...withoutClaimedIndex());
   const update: Update = { set, remove, if: { and: [{ attr: 'state', op: '=', value: from }, ...also] } };
   const ops: TransactOp[] = [{ update: jobKey(job.id), change: update }];
   if (from !== to) ops.push({ update: queueCounterKey(job.id), change: { add: { [stateCounter(from)]: -1, [stateCounter(to)]: 1 } } });
@@ -194,9 +194,9 @@ export async function applyGroups(deps: Pick<Deps, 'store'>, groups: TransactOp[
 
 /** Jobs not yet started: a stop or a hold may still change them. */
 const OPEN = new Set<JobState>(['SCHEDULED', 'QUEUED', 'PARKED']);
-/** A lead's jobs are keyed by its id and step (0 to 3), so they are read in one batch without an index. */
+/** A lead's jobs are keyed by its id and step (0 to MAX_FOLLOW_UPS), so they are read in one batch without an index. */
 const leadJobs = async (deps: Pick<Deps, 'store'>, leadId: string) =>
-  (await deps.store.batchGet([0, 1, 2, 3].map((step) => jobKey(jobId(leadId, step))))).map(fromItem);
+  (await deps.store.batchGet(jobKeysOfLead(leadId))).map(fromItem);
 
 /**
  * Ends a lead's sequence in the queue at once (a reply, a bounce, a

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IndexQuery, Key } from '../ports/store.ts';
+import { MAX_FOLLOW_UPS } from '../campaign/campaign.schema.ts';
 
 /**
  * A job is one planned email: a lead and a step (0 is the first email).
@@ -8,6 +9,8 @@ import type { IndexQuery, Key } from '../ports/store.ts';
  */
 export const jobId = (leadId: string, step: number) => `${leadId}.${step}`;
 export const jobKey = (id: string): Key => ({ pk: `JOB#${id}`, sk: 'JOB' });
+/** Every job a lead can have: its first email and each follow-up a campaign may hold. */
+export const jobKeysOfLead = (leadId: string): Key[] => Array.from({ length: MAX_FOLLOW_UPS + 1 }, (_, step) => jobKey(jobId(leadId, step)));
 
 /** Time as a fixed-width string, so index sort keys order by time. */
 export const timeKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
@@ -26,11 +29,17 @@ const SHARDS = Array.from({ length: JOB_SHARDS }, (_, i) => i);
 /** gsi1: jobs waiting for the dispatcher (SCHEDULED or QUEUED), by due time. */
 const DUE = 'JOBS#DUE';
 export const dueIndex = (id: string, dueAt: number) => ({ gsi1pk: `${DUE}#${shardOf(id)}`, gsi1sk: `${timeKey(dueAt)}#${id}` });
+/** A job that no longer waits (claimed, or in a final state) leaves the due index. */
+export const withoutDueIndex = () => ['gsi1pk', 'gsi1sk'];
 /** gsi2: every job of a campaign (unparking on resume, cancelling). */
 export const campaignJobs = (campaignId: string) => `CAMPAIGN#${campaignId}#JOBS`;
+/** gsi2: the collection a job is listed in for good (a campaign's jobs, a run's probes). */
+export const jobCollectionIndex = (collection: string, id: string) => ({ gsi2pk: collection, gsi2sk: id });
 /** gsi3: jobs being sent right now, by claim time (crash recovery). */
 const CLAIMED = 'JOBS#CLAIMED';
 export const claimedIndex = (id: string, claimedWallAt: number) => ({ gsi3pk: `${CLAIMED}#${shardOf(id)}`, gsi3sk: `${timeKey(claimedWallAt)}#${id}` });
+/** A job no longer being sent leaves the claimed index. */
+export const withoutClaimedIndex = () => ['gsi3pk', 'gsi3sk'];
 
 /** Job counts by state, for the queue status without counting rows: one item per shard, summed by the reader. */
 export const queueCounterKey = (id: string): Key => ({ pk: 'COUNTER', sk: `QUEUE#${shardOf(id)}` });
@@ -51,6 +60,9 @@ export const dailyCapKey = (mailboxId: string, day: string): Key => ({ pk: `MAIL
 
 /** Campaigns whose leads are still being planned, a chunk per dispatcher tick. */
 export const PLANNING = 'CAMPAIGNS#PLANNING';
+/** gsi3 on a campaign row (sparse): set while the dispatcher still has leads of it to plan, removed when the last chunk is planned. */
+export const planningIndex = (campaignId: string) => ({ gsi3pk: PLANNING, gsi3sk: campaignId });
+export const withoutPlanningIndex = () => ['gsi3pk', 'gsi3sk'];
 /** A campaign row still being planned (its gsi3 names the planning collection). */
 export const isPlanning = (campaignItem: Record<string, unknown>) => campaignItem.gsi3pk === PLANNING;
 

@@ -21,7 +21,7 @@ import { getJob } from './jobs.ts';
 import { jobId, jobKey } from './keys.ts';
 import { HandBack, MAX_SEND_ERRORS, RETRY_MINUTES, SMTP_BUDGET_MS, sendJob } from './sender.ts';
 import { refOf } from '../job-kinds.ts';
-import { PLAN_CHUNK } from './planning.ts';
+import { PLAN_CHUNK } from './first-emails.ts';
 import { dispatch } from './dispatcher.ts';
 import { queryAll } from '../collections.ts';
 import { jobsOfCampaign } from './keys.ts';

@@ -7,7 +7,8 @@ import type { TransactOp } from '../ports/store.ts';
 import type { JobRef } from '../ports/queue.ts';
 import type { MailboxTransport, SendResult } from '../ports/mailer.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
-import { pairFromItem, utcDay } from '../guardrails/breaker.ts';
+import { utcDay } from '../guardrails/breaker.ts';
+import { pairFromItem } from '../guardrails/breaker.entity.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { addressHash } from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
@@ -22,10 +23,10 @@ import { move, moveOps } from './jobs.ts';
 import { fromItem, type Job } from './job.entity.ts';
 import { dailySendsFromItem, queueSwitchFromItem } from './queue.entity.ts';
 import { dailyCapKey, jobKey, queueSwitchKey } from './keys.ts';
-import { firstReads, mailboxReads, Reads, rememberDomain } from './send-reads.ts';
-import type { JobControl, SendOutcome, SendPlan } from './send-plan.ts';
+import { firstReads, mailboxReads, Reads, rememberDomain } from './read-batch.ts';
+import type { JobControl, SendOutcome, SendPlan } from './job-kind.ts';
 
-export type { SendOutcome } from './send-plan.ts';
+export type { SendOutcome } from './job-kind.ts';
 
 const HOUR = 3_600_000;
 /** Retries of a temporary failure (4xx, no connection), in engine minutes; then the job fails. */
@@ -68,7 +69,7 @@ export class HandBack extends Error {
 
 /**
  * The one send path: every email the engine sends goes through here, and
- * every guardrail is on it, whatever kind of job it is (send-plan.ts, kinds.ts).
+ * every guardrail is on it, whatever kind of job it is (job-kind.ts).
  * Four store requests on the common path:
  * 1. one batch read: the job, the queue switch, what the kind's planner
  *    needs, the planned mailbox with today's count, its breaker pair and its

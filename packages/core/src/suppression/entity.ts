@@ -1,7 +1,7 @@
 /** An entry of the install-wide suppression list: one shape, read once from the row. */
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
-import { suppressionIndex, suppressionKey } from './keys.ts';
+import { listedHash, suppressionIndex, suppressionKey } from './keys.ts';
 
 export const SuppressionReason = z.enum(['manual', 'unsubscribe', 'bounce', 'complaint', 'erased']);
 export type SuppressionReason = z.infer<typeof SuppressionReason>;
@@ -28,6 +28,6 @@ export const toItem = (hash: string, reason: SuppressionReason, createdAt: strin
   createdAt,
 });
 
-/** An entry as the suppression index lists it: the hash is its sort key. */
-export const IndexedSuppression = z.object({ gsi3sk: z.string() }).transform(({ gsi3sk }) => ({ hash: gsi3sk }));
-export const indexedFromItem = (item: Item) => IndexedSuppression.parse(item);
+/** An entry as the suppression index lists it: the hash is its sort key there (listedHash). */
+export const IndexedSuppression = z.object({ hash: z.string() });
+export const indexedFromItem = (item: Item) => IndexedSuppression.parse({ hash: listedHash(item) });

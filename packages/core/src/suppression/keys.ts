@@ -11,4 +11,6 @@ export const suppressionKey = (hash: string): Key => ({ pk: `SUPPRESSED#${hash}`
  */
 export const SUPPRESSIONS = 'SUPPRESSIONS';
 export const suppressionIndex = (hash: string) => ({ gsi3pk: SUPPRESSIONS, gsi3sk: hash });
+/** The hash of an entry as the suppression index lists it (its sort key there); a string when the item came from that index. */
+export const listedHash = (item: Record<string, unknown>): unknown => item.gsi3sk;
 export const allSuppressions = (): IndexQuery => ({ index: 'gsi3', pk: SUPPRESSIONS });

@@ -1,8 +1,22 @@
+/**
+ * The job-kind contract, whole: what each kind of job (a campaign step, a
+ * placement probe) brings to the one send path. A kind names the reads its
+ * planner needs, and its planner turns what was read into a SendPlan (whom,
+ * from where, what, and what its outcome changes) or an outcome without a
+ * send; it also settles a send whose outcome a dead sender left unknown. The
+ * sender and the dispatcher ask the job's kind and never switch on it; a new
+ * kind of email is a new JobKind listed in job-kinds.ts (the registry),
+ * built by jobs.ts's factory. The implementations live with their nouns
+ * (sending/campaign-send.ts, placement/probe.ts).
+ */
+import type { Deps } from '../deps.ts';
 import type { Condition, Key } from '../ports/store.ts';
+import type { JobRef } from '../ports/queue.ts';
 import type { Domain } from '../domain/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import type { Composed } from './compose.ts';
 import type { Job } from './job.entity.ts';
+import type { Reads } from './read-batch.ts';
 import type { SmtpBounce } from './smtp-bounce.ts';
 
 /** `unconfirmed`: the connection broke after the message may have been taken; the plan decided (taken as sent, or left to the Sent folder). */
@@ -48,9 +62,30 @@ export interface SendPlan {
   compose(mailbox: Mailbox, domain: Domain, aiBody?: string): Promise<Composed>;
   /** Written the moment SMTP said yes. */
   recordSent(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
-  /** A 5xx at RCPT or DATA: the recipient's server refused it. */
   /** A hard bounce at RCPT or DATA (smtp-bounce.ts): the server's answer read as a bounce notice is. */
   recordBounce(held: Job, mailbox: Mailbox, lastError: string, bounce: SmtpBounce): Promise<void>;
   /** The connection broke after the message may have been taken: never resent blindly. */
   recordUnknown(held: Job, mailbox: Mailbox, composed: Composed): Promise<void>;
+}
+
+/** One kind of job: how its queue message names its reads, its planner, and how a claim its sender left is settled. */
+export interface JobKind {
+  /** Stored on the job as `kind`; a campaign step carries none. */
+  name: string;
+  /** How the queue status names it. */
+  label: string;
+  /** The ids of the job its planner reads by; copied onto the queue message (with the kind and the mailbox) so one batch reads it all. */
+  refOf(job: Job): JobRef;
+  /** The items the planner needs, named from those fields. */
+  reads(ref: JobRef): Key[];
+  /** Decides from what was read (no reads of its own on the common path): the plan, or why the job is not going. */
+  plan(deps: Deps, job: Job, read: Reads, ctl: JobControl): Promise<SendPlan | SendOutcome>;
+  /**
+   * A claim whose sender died after SMTP began: the email may or may not have
+   * gone, and is never resent blindly. Returns whether the job was settled
+   * now (false: look again at the next tick).
+   */
+  settleUnknown(deps: Deps, job: Job): Promise<boolean>;
+  /** A claim whose email the server is known to have taken: recorded as sent from what the claim stored on the job. */
+  settleSent(deps: Deps, job: Job): Promise<void>;
 }

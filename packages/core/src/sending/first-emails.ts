@@ -1,3 +1,9 @@
+/**
+ * First emails: the step-0 job of each NEW lead of a campaign, made on launch
+ * and resume (a chunk at once, the rest by the dispatcher) and for a lead
+ * added to a running campaign. Not to be confused with a kind's planner
+ * (sending/job-kind.ts), which decides one send when its job is due.
+ */
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { campaignKey } from '../campaign/keys.ts';
@@ -7,7 +13,7 @@ import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
-import { jobsOfCampaign, PLANNING } from './keys.ts';
+import { jobsOfCampaign, planningIndex, withoutPlanningIndex } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
 import { dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 
@@ -62,7 +68,7 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   await deps.store.update(campaignKey(campaignId), {
     set: more ? { planCursor: page.cursor } : { planCursor: null },
     add: { planned, planOffset: fresh.length },
-    ...(more ? {} : { remove: ['gsi3pk', 'gsi3sk'] }),
+    ...(more ? {} : { remove: withoutPlanningIndex() }),
   });
   return more;
 }
@@ -78,10 +84,10 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
     await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(job.dueAt, now) } });
   }
-  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: ['gsi3pk', 'gsi3sk'] });
+  await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: withoutPlanningIndex() });
   // The first chunk now, before the dispatcher can see the campaign: two planners of one chunk would only
   // get in each other's way. The rest, a chunk a tick, by the dispatcher.
-  if (await planChunk(deps, campaignId)) await deps.store.update(campaignKey(campaignId), { set: { gsi3pk: PLANNING, gsi3sk: campaignId } });
+  if (await planChunk(deps, campaignId)) await deps.store.update(campaignKey(campaignId), { set: planningIndex(campaignId) });
 }
 
 /**
