@@ -11,15 +11,11 @@ import { allCampaigns } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
 import { allMailboxes } from '../mailbox/keys.ts';
 import * as mailboxRows from '../mailbox/entity.ts';
+import type { DomainView, UsedByView } from './domain.view.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock'>;
 
-export interface UsedBy {
-  campaigns: number;
-  sending: number;
-  paused: number;
-  drafts: number;
-}
+export type UsedBy = UsedByView;
 
 /**
  * usedBy (docs/api.md, Domains): the non-archived campaigns with a picked mailbox on the
@@ -47,7 +43,7 @@ async function world(deps: D) {
   return { campaigns: campaigns.map(campaignRows.fromItem), mailboxes: mailboxes.map(mailboxRows.fromItem) };
 }
 
-const toDomain = (d: Domain, used: UsedBy) => ({
+const toDomain = (d: Domain, used: UsedBy): DomainView => ({
   ...publicFields(d, ['placementRunId', 'placementSample']),
   redirectUrl: d.redirectUrl ?? null,
   dkimSelector: d.dkimSelector ?? null,
