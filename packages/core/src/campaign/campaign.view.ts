@@ -53,6 +53,7 @@ export type LaunchedCampaignView = z.infer<typeof LaunchedCampaignView>;
 
 /** The 422 of a launch: every problem at once. */
 export const LaunchRefusedView = z.object({ error: z.string(), problems: z.array(ProblemView), warnings: z.array(WarningView) });
+export type LaunchRefusedView = z.infer<typeof LaunchRefusedView>;
 
 /** A row of GET /v1/campaigns: the campaign with its senders, launch state and progress. */
 export const CampaignRowView = CampaignView.extend({

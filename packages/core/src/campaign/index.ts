@@ -15,7 +15,7 @@ import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
 import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView } from './campaign.view.ts';
+import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView, type LaunchRefusedView } from './campaign.view.ts';
 import { startCampaign } from '../sending/planning.ts';
 import { PLANNING } from '../sending/keys.ts';
 
@@ -153,7 +153,7 @@ export async function launch(deps: D, id: string): Promise<LaunchedCampaignView>
     throw new EngineError('VALIDATION', `The campaign cannot launch yet: ${n} problem${n > 1 ? 's' : ''} to fix.`, {
       problems: check.problems,
       warnings: check.warnings,
-    });
+    } satisfies Omit<LaunchRefusedView, 'error'>);
   }
   const now = new Date(deps.wallClock.now()).toISOString();
   await deps.store.update(campaignKey(id), {

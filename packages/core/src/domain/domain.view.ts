@@ -28,3 +28,4 @@ export const AddressInUseView = z.object({
   code: z.literal('ADDRESS_IN_USE'),
   campaigns: z.array(z.object({ id: z.string(), name: z.string(), status: CampaignStatus.extract(['ACTIVE', 'PAUSED']) })),
 });
+export type AddressInUseView = z.infer<typeof AddressInUseView>;
