@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { CampaignStatus } from '@outbound/core/campaign/entity';
+import { PROBLEM_CODES, WARNING_CODES } from '@outbound/core/campaign/launch-check';
+import { LEAD_STATUSES } from '@outbound/core/lead/entity';
+import { MailboxProvider, MailboxStatus } from '@outbound/core/mailbox/entity';
+import { SeedProvider } from '@outbound/core/seed/seed.schema';
 import { allRoutes } from './manifest.ts';
 import { documentedRoutes, openApiDocument, openApiFileText, writeOpenApiFile } from './openapi.ts';
 
@@ -52,6 +57,19 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of new Set(refs)) expect(doc.components.schemas, name).toHaveProperty(name);
+  });
+
+  it('takes the answers from core’s view schemas: their enums are core’s own, and every object stays open to new fields', () => {
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, any> }>;
+    expect(schemas.Lead!.properties.status.enum).toEqual([...LEAD_STATUSES]);
+    expect(schemas.Campaign!.properties.status.enum).toEqual(CampaignStatus.options);
+    expect(schemas.Mailbox!.properties.provider.enum).toEqual(MailboxProvider.options);
+    expect(schemas.Mailbox!.properties.status.enum).toEqual(MailboxStatus.options);
+    expect(schemas.SeedInbox!.properties.provider.enum).toEqual(SeedProvider.options);
+    expect(schemas.LaunchCheck!.properties.problems.items.properties.code.enum).toEqual([...PROBLEM_CODES]);
+    expect(schemas.LaunchCheck!.properties.warnings.items.properties.code.enum).toEqual([...WARNING_CODES]);
+    // Fields may be added within version 1: no object of the document refuses one it does not name.
+    expect(JSON.stringify(doc.components.schemas)).not.toContain('"additionalProperties":false');
   });
 
   it('every response $ref resolves too, and each operation lists the refusals its route can give (400 JSON, 413 body, 415 JSON-only, 429, 500)', () => {

@@ -1,235 +1,56 @@
 /**
  * The machine-readable description of the API: an OpenAPI 3.1 document,
- * version 1.0.0, built from the manifest's routes and the same zod schemas
- * the verbs validate with (request bodies and queries), so it cannot list a
- * route the engine does not serve or a field it does not take. Served
- * without a token at GET /v1/openapi.json; docs/api.md is the prose.
+ * version 1.0.0, built from the manifest's routes, the zod schemas the verbs
+ * validate with (request bodies and queries) and core's view schemas (the
+ * answers; functions/src/openapi-schemas.ts), so it cannot list a route the
+ * engine does not serve, a field it does not take, or an answer's shape core
+ * does not make. Served without a token at GET /v1/openapi.json; docs/api.md
+ * is the prose.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ApiKey } from '@outbound/core/ai-keys/index';
+import { AiKeyStatusView } from '@outbound/core/ai-keys/ai-keys.view';
 import { LoginInput } from '@outbound/core/auth/index';
 import { CreateCampaign, UpdateCampaign } from '@outbound/core/campaign/campaign.schema';
-import { WARNING_CODES } from '@outbound/core/campaign/launch-check';
+import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView } from '@outbound/core/campaign/campaign.view';
+import { DomainCheckView, PublicDomainCheckView } from '@outbound/core/deliverability/check.view';
 import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema';
+import { DomainView } from '@outbound/core/domain/domain.view';
 import { ListQuery as ReplyListQuery } from '@outbound/core/inbound/index';
+import { ReplyPageView } from '@outbound/core/inbound/reply.view';
 import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
 import { LeadInput } from '@outbound/core/lead/lead.schema';
-import { UploadInput } from '@outbound/core/lead/import';
+import { LeadPageView, LeadView } from '@outbound/core/lead/lead.view';
+import { UploadInput } from '@outbound/core/lead/import/index';
+import { ImportResultView, UploadTicketView } from '@outbound/core/lead/import/view';
 import { CreateMailbox, UpdateMailbox } from '@outbound/core/mailbox/mailbox.schema';
+import { MailboxView } from '@outbound/core/mailbox/mailbox.view';
 import { AuthorizeQuery, CallbackQuery } from '@outbound/core/oauth/oauth.schema';
 import { StartSample } from '@outbound/core/placement/placement.schema';
+import { PlacementRunView, PlacementSampleView } from '@outbound/core/placement/placement.view';
 import { PauseInput } from '@outbound/core/queue/index';
+import { QueueStatusView } from '@outbound/core/queue/queue.view';
 import { CreateSeed } from '@outbound/core/seed/seed.schema';
+import { SeedView } from '@outbound/core/seed/seed.view';
 import { allRoutes, type ResolvedRoute } from './manifest.ts';
+import { componentRef, componentSchemas, ErrorView, requestSchema, responseSchema, type ComponentName, type Json } from './openapi-schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
-type Json = Record<string, unknown>;
-
-/** A request schema as JSON Schema 2020-12 (what OpenAPI 3.1 speaks), as the client writes it (before defaults and trims). */
-const schema = (s: z.ZodType): Json => {
-  const { $schema: _, ...rest } = z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Json;
-  return rest;
-};
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required });
 const str = { type: 'string' };
 const int = { type: 'integer' };
-const nullable = (s: Json) => ({ anyOf: [s, { type: 'null' }] });
-const arrayOf = (s: Json) => ({ type: 'array', items: s });
-
-const bool = { type: 'boolean' };
-const num = { type: 'number' };
-const time = { type: 'string', format: 'date-time' };
-const problemOf = (codes: readonly string[]) => ({ type: 'object', properties: { code: { enum: [...codes] }, message: str }, required: ['code', 'message'] });
-const PROBLEM_CODES = ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'];
-const counts = obj({ inbox: int, spam: int, missing: int }, ['inbox', 'spam', 'missing']);
-
-/**
- * The answers' shapes: the engine's own rows as the API shows them. Objects stay open (fields may be added
- * within version 1); a field a row of an older version may lack is not required.
- */
-const components: Record<string, Json> = {
-  Error: obj({ error: str }, ['error']),
-  RetryLater: obj({ error: str, retryAfterMs: int }, ['error', 'retryAfterMs']),
-  /** 409 of PATCH /v1/domains/{id}: the address is in use by launched campaigns. */
-  AddressInUse: obj(
-    { error: str, code: { const: 'ADDRESS_IN_USE' }, campaigns: arrayOf(obj({ id: str, name: str, status: { enum: ['ACTIVE', 'PAUSED'] } }, ['id', 'name', 'status'])) },
-    ['error', 'code', 'campaigns'],
-  ),
-  /** 422 of a launch: every problem at once. */
-  LaunchRefused: obj({ error: str, problems: arrayOf(problemOf(PROBLEM_CODES)), warnings: arrayOf(problemOf(WARNING_CODES)) }, ['error', 'problems', 'warnings']),
-  Mailbox: obj(
-    {
-      id: str, email: str, domainId: str, provider: { enum: ['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'] }, status: { enum: ['ACTIVE', 'WARMING', 'PAUSED', 'ERROR'] },
-      auth: { enum: ['password', 'oauth', 'oauth-pending', 'none'] }, dailyCap: int, smtpHost: nullable(str), smtpPort: nullable(int), imapHost: nullable(str),
-      imapPort: nullable(int), authUsername: nullable(str), senderName: nullable(str), lastError: str, nextSlotAt: num, lastSendStartedAt: num, connectedAt: str,
-      createdAt: str, updatedAt: str,
-    },
-    ['id', 'email', 'domainId', 'provider', 'status', 'dailyCap'],
-  ),
-  DomainCheck: obj(
-    {
-      domain: str, spf: { enum: ['PASS', 'FAIL'] }, dkim: { enum: ['PASS', 'FAIL', 'PENDING'] }, dmarc: { enum: ['PASS', 'FAIL'] },
-      blocklists: { type: 'object', additionalProperties: { enum: ['PASS', 'FAIL'] } }, listUnsubscribeCheck: str,
-    },
-    ['domain', 'spf', 'dkim', 'dmarc', 'blocklists', 'listUnsubscribeCheck'],
-  ),
-  /** The check of one of the installation's domains: the six public fields, the selector that decided, the records and reasons. */
-  DomainCheckResult: {
-    allOf: [
-      ref('DomainCheck'),
-      obj({ dkimSelector: nullable(str), details: { type: 'object' }, checkedAt: time }, ['dkimSelector', 'details', 'checkedAt']),
-    ],
-  },
-  Domain: obj(
-    {
-      id: str, domainName: str, redirectUrl: nullable(str), dkimSelector: nullable(str), label: nullable(str), mailingAddress: nullable(str),
-      mailingAddressParts: nullable({ type: 'object', additionalProperties: str }), lastCheck: nullable(ref('DomainCheckResult')),
-      usedBy: obj({ campaigns: int, sending: int, paused: int, drafts: int }, ['campaigns', 'sending', 'paused', 'drafts']), createdAt: str, updatedAt: str,
-    },
-    ['id', 'domainName'],
-  ),
-  Lead: obj(
-    {
-      id: str, campaignId: str, email: str, firstName: nullable(str), lastName: nullable(str), company: nullable(str),
-      customFields: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
-      status: { enum: ['NEW', 'CONTACTED', 'REPLIED', 'BOUNCED', 'COMPLETED', 'SUPPRESSED'] }, createdAt: str, updatedAt: str,
-      bounce: obj(
-        { status: str, reason: str, hard: bool, diagnostic: str, via: { enum: ['smtp', 'report'] }, confirmed: bool, at: str },
-        ['status', 'reason', 'hard', 'via', 'confirmed', 'at'],
-      ),
-    },
-    ['id', 'campaignId', 'email', 'customFields', 'status', 'createdAt'],
-  ),
-  Campaign: obj(
-    {
-      id: str, name: str, status: { enum: ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] }, aiPromptTemplate: str, template: nullable(str), subject: nullable(str),
-      aiProvider: nullable({ enum: ['OPENAI', 'ANTHROPIC'] }), unsubscribeUrlTemplate: nullable(str), mailboxIds: arrayOf(str),
-      steps: arrayOf(obj({ waitDays: int, body: str, aiRewrite: bool }, ['waitDays'])), bounceRateThreshold: num, pausedForBounceRate: bool,
-      contentQuality: int, leadsCount: int, sentCount: int, repliesCount: int, lastActivityAt: nullable(str), launchedAt: str, webhookSecured: bool,
-      createdAt: str, updatedAt: str,
-    },
-    ['id', 'name', 'status', 'mailboxIds', 'steps', 'leadsCount', 'sentCount', 'repliesCount'],
-  ),
-  /** A row of GET /v1/campaigns: the campaign with its senders, launch state and progress. */
-  CampaignRow: {
-    allOf: [
-      ref('Campaign'),
-      obj(
-        {
-          senders: arrayOf(
-            obj({ mailboxId: str, email: str, status: { enum: ['ACTIVE', 'WARMING', 'PAUSED', 'ERROR'] }, domainId: str, domainName: nullable(str), hasMailingAddress: bool }, [
-              'mailboxId', 'email', 'status', 'domainId', 'domainName', 'hasMailingAddress',
-            ]),
-          ),
-          launch: obj({ canLaunch: bool, problems: arrayOf(problemOf(PROBLEM_CODES)) }, ['canLaunch', 'problems']),
-          progress: obj(
-            { total: int, new: int, contacted: int, replied: int, bounced: int, completed: int, suppressed: int, percentDone: int, planned: int, planning: bool },
-            ['total', 'new', 'contacted', 'replied', 'bounced', 'completed', 'suppressed', 'percentDone', 'planned', 'planning'],
-          ),
-          domainsCount: int,
-        },
-        ['senders', 'launch', 'progress', 'domainsCount'],
-      ),
-    ],
-  },
-  /** The answer of a launch: the campaign, ACTIVE, with the warnings it launched with. */
-  LaunchedCampaign: { allOf: [ref('Campaign'), obj({ warnings: arrayOf(problemOf(WARNING_CODES)) }, ['warnings'])] },
-  LaunchCheck: obj(
-    {
-      canLaunch: bool,
-      problems: arrayOf(problemOf(PROBLEM_CODES)),
-      warnings: arrayOf(problemOf(WARNING_CODES)),
-      passed: arrayOf({ enum: ['SENDERS', 'ADDRESSES', 'UNSUBSCRIBE', 'BOUNCE', 'COPY'] }),
-    },
-    ['canLaunch', 'problems', 'warnings', 'passed'],
-  ),
-  QueueStatus: obj(
-    {
-      counts: obj(
-        { waiting: int, active: int, delayed: int, completed: int, failed: int, unconfirmed: int },
-        ['waiting', 'active', 'delayed', 'completed', 'failed', 'unconfirmed'],
-      ),
-      isPaused: bool,
-      jobs: arrayOf(
-        obj(
-          {
-            id: str, kind: str, campaignId: nullable(str), leadId: nullable(str), step: int, mailboxId: nullable(str), state: { enum: ['waiting', 'active', 'delayed'] },
-            dueAt: time, attempts: int, lastError: nullable(str),
-          },
-          ['id', 'kind', 'campaignId', 'leadId', 'mailboxId', 'state', 'dueAt', 'attempts', 'lastError'],
-        ),
-      ),
-      throttling: obj({ cadenceFloorSeconds: int, jitterSeconds: int }, ['cadenceFloorSeconds', 'jitterSeconds']),
-    },
-    ['counts', 'isPaused', 'jobs', 'throttling'],
-  ),
-  Reply: obj(
-    { id: str, campaignId: str, leadId: str, mailboxId: str, fromEmail: str, subject: str, snippet: str, receivedAt: time },
-    ['id', 'campaignId', 'leadId', 'mailboxId', 'fromEmail', 'subject', 'snippet', 'receivedAt'],
-  ),
-  ImportResult: obj(
-    {
-      importId: str,
-      campaignId: str,
-      status: { enum: ['RUNNING', 'COMPLETED', 'FAILED'] },
-      received: int,
-      imported: int,
-      duplicates: int,
-      suppressed: int,
-      invalid: int,
-      errors: arrayOf(obj({ row: int, error: str }, ['row', 'error'])),
-      rowsRead: int,
-      startedAt: str,
-      finishedAt: nullable(str),
-      error: str,
-    },
-    ['importId', 'campaignId', 'status', 'received', 'imported', 'duplicates', 'suppressed', 'invalid', 'errors', 'startedAt', 'finishedAt'],
-  ),
-  UploadTicket: {
-    allOf: [
-      ref('ImportResult'),
-      obj({ upload: obj({ url: str, method: { const: 'PUT' }, headers: { type: 'object', additionalProperties: str }, expiresAt: str }, ['url', 'method', 'headers', 'expiresAt']) }, ['upload']),
-    ],
-  },
-  SeedInbox: obj(
-    {
-      id: str, email: str, provider: { enum: ['GOOGLE', 'MICROSOFT', 'YAHOO', 'APPLE', 'ZOHO', 'OTHER'] }, imapHost: str, imapPort: int, username: nullable(str),
-      spamFolder: nullable(str), createdAt: str, unsubscribedAt: nullable(str),
-    },
-    ['id', 'email', 'provider'],
-  ),
-  PlacementSample: obj(
-    { domainId: str, sampledAt: nullable(str), sampleSize: int, inbox: int, spam: int, missing: int, byProvider: { type: 'object', additionalProperties: counts } },
-    ['domainId', 'sampledAt', 'sampleSize', 'inbox', 'spam', 'missing', 'byProvider'],
-  ),
-  PlacementRun: obj(
-    {
-      id: str, domainId: str, status: { enum: ['SENDING', 'READING', 'COMPLETE'] }, campaignId: nullable(str), startedAt: str, completedAt: nullable(str), seeds: int, sent: int,
-      probes: arrayOf(
-        obj({ seedId: str, seedEmail: str, provider: str, mailboxId: nullable(str), state: str, sentAt: nullable(str), reason: nullable(str) }, [
-          'seedId', 'seedEmail', 'provider', 'mailboxId', 'state', 'sentAt', 'reason',
-        ]),
-      ),
-      rollup: nullable(ref('PlacementSample')),
-    },
-    ['id', 'domainId', 'status', 'campaignId', 'startedAt', 'completedAt', 'seeds', 'sent', 'probes', 'rollup'],
-  ),
-};
 
 interface RouteDoc {
   summary: string;
   body?: z.ZodType | 'multipart' | 'form';
   query?: z.ZodType;
-  /** The success status and its body (a schema, `html`, or nothing). */
-  ok: [number, Json | 'html' | 'none' | 'redirect'];
+  /** The success status and its body (a view schema, `html`, or nothing). */
+  ok: [number, z.ZodType | 'html' | 'none' | 'redirect'];
   errors?: number[];
   /** A refusal whose body says more than `{ error }`: the status and the component it follows. */
-  errorBodies?: Record<number, string>;
+  errorBodies?: Record<number, ComponentName>;
 }
 
 const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
@@ -237,73 +58,73 @@ const html = { content: { 'text/html': { schema: str } } };
 
 /** Every route of the manifest, described; a test holds the two together. */
 const ROUTES: Record<string, RouteDoc> = {
-  'POST /v1/auth/login': { summary: 'Sign in: a bearer token for 12 hours', body: LoginInput, ok: [200, obj({ token: str }, ['token'])], errors: [401, 422, 429] },
-  'GET /v1/mailboxes': { summary: 'List mailboxes (credentials never included)', ok: [200, arrayOf(ref('Mailbox'))] },
-  'POST /v1/mailboxes': { summary: 'Connect a mailbox (the sign-in check runs first)', body: CreateMailbox, ok: [201, ref('Mailbox')], errors: [409, 422] },
-  'PATCH /v1/mailboxes/{id}': { summary: 'Change status, daily cap or sender name', body: UpdateMailbox, ok: [200, ref('Mailbox')], errors: [404, 422] },
+  'POST /v1/auth/login': { summary: 'Sign in: a bearer token for 12 hours', body: LoginInput, ok: [200, z.object({ token: z.string() })], errors: [401, 422, 429] },
+  'GET /v1/mailboxes': { summary: 'List mailboxes (credentials never included)', ok: [200, z.array(MailboxView)] },
+  'POST /v1/mailboxes': { summary: 'Connect a mailbox (the sign-in check runs first)', body: CreateMailbox, ok: [201, MailboxView], errors: [409, 422] },
+  'PATCH /v1/mailboxes/{id}': { summary: 'Change status, daily cap or sender name', body: UpdateMailbox, ok: [200, MailboxView], errors: [404, 422] },
   'DELETE /v1/mailboxes/{id}': { summary: 'Delete a mailbox (its leads’ sequences end)', ok: [204, 'none'], errors: [404] },
   'GET /v1/oauth/{provider}/authorize': { summary: 'Start connecting a Google or Microsoft mailbox: 302 to the provider', query: AuthorizeQuery, ok: [302, 'redirect'], errors: [404, 422] },
   'GET /v1/oauth/{provider}/callback': { summary: 'Where the provider sends the browser back (verified by the signed state)', query: CallbackQuery, ok: [200, 'html'], errors: [400] },
-  'GET /v1/domains': { summary: 'List sending domains', ok: [200, arrayOf(ref('Domain'))] },
-  'POST /v1/domains': { summary: 'Add a sending domain', body: CreateDomain, ok: [201, ref('Domain')], errors: [409, 422] },
+  'GET /v1/domains': { summary: 'List sending domains', ok: [200, z.array(DomainView)] },
+  'POST /v1/domains': { summary: 'Add a sending domain', body: CreateDomain, ok: [201, DomainView], errors: [409, 422] },
   'PATCH /v1/domains/{id}': {
     summary: 'Change a domain (clearing an address in use needs confirm)',
     body: UpdateDomain,
-    ok: [200, ref('Domain')],
+    ok: [200, DomainView],
     errors: [404, 409, 422],
     errorBodies: { 409: 'AddressInUse' },
   },
-  'POST /v1/domains/{id}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, ref('DomainCheckResult')], errors: [404, 422] },
-  'GET /public/domain-check': { summary: 'The public domain check: six fields', query: z.object({ domain: z.string() }), ok: [200, ref('DomainCheck')], errors: [422, 429] },
-  'GET /v1/seed-inboxes': { summary: 'List seed inboxes (passwords never included)', ok: [200, arrayOf(ref('SeedInbox'))] },
-  'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, ref('SeedInbox')], errors: [409, 422] },
+  'POST /v1/domains/{id}/check': { summary: 'Check SPF, DKIM, DMARC and blocklists of a domain (by name)', query: z.object({ selector: z.string().optional() }), ok: [200, DomainCheckView], errors: [404, 422] },
+  'GET /public/domain-check': { summary: 'The public domain check: six fields', query: z.object({ domain: z.string() }), ok: [200, PublicDomainCheckView], errors: [422, 429] },
+  'GET /v1/seed-inboxes': { summary: 'List seed inboxes (passwords never included)', ok: [200, z.array(SeedView)] },
+  'POST /v1/seed-inboxes': { summary: 'Add a seed inbox (IMAP sign-in checked)', body: CreateSeed, ok: [201, SeedView], errors: [409, 422] },
   'DELETE /v1/seed-inboxes/{id}': { summary: 'Remove a seed inbox', ok: [204, 'none'], errors: [404] },
-  'GET /v1/domains/{id}/placement-sample': { summary: 'The latest seed-inbox placement rollup of a domain', ok: [200, ref('PlacementSample')], errors: [404] },
-  'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, ref('PlacementRun')], errors: [404, 409, 422] },
-  'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, arrayOf(ref('PlacementRun'))], errors: [404] },
-  'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, obj({ leads: arrayOf(ref('Lead')), total: int, nextCursor: nullable(str) }, ['leads', 'total', 'nextCursor'])], errors: [422] },
-  'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, ref('Lead')], errors: [409, 422] },
+  'GET /v1/domains/{id}/placement-sample': { summary: 'The latest seed-inbox placement rollup of a domain', ok: [200, PlacementSampleView], errors: [404] },
+  'POST /v1/domains/{id}/placement-sample': { summary: 'Start a placement run', body: StartSample, ok: [202, PlacementRunView], errors: [404, 409, 422] },
+  'GET /v1/domains/{id}/placement-runs': { summary: 'Placement runs of a domain, newest first', ok: [200, z.array(PlacementRunView)], errors: [404] },
+  'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, LeadPageView], errors: [422] },
+  'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, LeadView], errors: [409, 422] },
   'POST /v1/leads/webhook': {
     summary: 'Add a lead from outside (no token; application/json only; X-Outbound-Webhook-Token or X-Outbound-Signature when the campaign has a secret)',
     body: LeadInput,
-    ok: [200, obj({ accepted: { const: true } }, ['accepted'])],
+    ok: [200, z.object({ accepted: z.literal(true) })],
     errors: [401, 415, 422, 429],
   },
-  'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file); answers within 20 s, COMPLETED or RUNNING', body: 'multipart', ok: [200, ref('ImportResult')], errors: [413, 422, 429] },
-  'POST /v1/leads/imports': { summary: 'Start an import whose file goes to a signed upload link (files over 4 MB on AWS)', body: UploadInput, ok: [201, ref('UploadTicket')], errors: [413, 422, 429] },
-  'GET /v1/leads/imports/{importId}': { summary: 'An import’s progress and counts', ok: [200, ref('ImportResult')], errors: [404] },
-  'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, ref('Lead')], errors: [404] },
-  'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, obj({ erased: int }, ['erased'])], errors: [422] },
+  'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file); answers within 20 s, COMPLETED or RUNNING', body: 'multipart', ok: [200, ImportResultView], errors: [413, 422, 429] },
+  'POST /v1/leads/imports': { summary: 'Start an import whose file goes to a signed upload link (files over 4 MB on AWS)', body: UploadInput, ok: [201, UploadTicketView], errors: [413, 422, 429] },
+  'GET /v1/leads/imports/{importId}': { summary: 'An import’s progress and counts', ok: [200, ImportResultView], errors: [404] },
+  'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, LeadView], errors: [404] },
+  'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, z.object({ erased: z.int() })], errors: [422] },
   'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },
-  'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, arrayOf(ref('CampaignRow'))] },
-  'POST /v1/campaigns': { summary: 'Create a campaign (DRAFT)', body: CreateCampaign, ok: [201, ref('Campaign')], errors: [422] },
-  'GET /v1/campaigns/{id}': { summary: 'One campaign', ok: [200, ref('Campaign')], errors: [404] },
-  'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status)', body: UpdateCampaign, ok: [200, ref('Campaign')], errors: [404, 422] },
-  'DELETE /v1/campaigns/{id}': { summary: 'Archive a campaign', ok: [200, ref('Campaign')], errors: [404] },
-  'GET /v1/campaigns/{id}/launch-check': { summary: 'What stands between the campaign and its launch', ok: [200, ref('LaunchCheck')], errors: [404] },
+  'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, z.array(CampaignRowView)] },
+  'POST /v1/campaigns': { summary: 'Create a campaign (DRAFT)', body: CreateCampaign, ok: [201, CampaignView], errors: [422] },
+  'GET /v1/campaigns/{id}': { summary: 'One campaign', ok: [200, CampaignView], errors: [404] },
+  'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status)', body: UpdateCampaign, ok: [200, CampaignView], errors: [404, 422] },
+  'DELETE /v1/campaigns/{id}': { summary: 'Archive a campaign', ok: [200, CampaignView], errors: [404] },
+  'GET /v1/campaigns/{id}/launch-check': { summary: 'What stands between the campaign and its launch', ok: [200, LaunchCheckView], errors: [404] },
   'POST /v1/campaigns/{id}/launch': {
     summary: 'Launch (422 with every problem at once)',
-    ok: [200, ref('LaunchedCampaign')],
+    ok: [200, LaunchedCampaignView],
     errors: [404, 422],
     errorBodies: { 422: 'LaunchRefused' },
   },
   'POST /v1/campaigns/{id}/webhook-secret': {
     summary: 'Make (or replace) the campaign’s webhook secret, shown this once; the webhook then asks for it',
-    ok: [201, obj({ campaignId: str, webhookSecret: str }, ['campaignId', 'webhookSecret'])],
+    ok: [201, z.object({ campaignId: z.string(), webhookSecret: z.string() })],
     errors: [404],
   },
   'DELETE /v1/campaigns/{id}/webhook-secret': { summary: 'Remove the webhook secret (the webhook takes any request again)', ok: [204, 'none'], errors: [404] },
-  'POST /v1/campaigns/{id}/pause': { summary: 'Pause a campaign', ok: [200, ref('Campaign')], errors: [404] },
-  'GET /v1/replies': { summary: 'Replies read from the mailboxes, newest first', query: ReplyListQuery, ok: [200, obj({ replies: arrayOf(ref('Reply')), nextCursor: nullable(str) }, ['replies', 'nextCursor'])], errors: [422] },
-  'GET /v1/ai-keys': { summary: 'Which AI providers have a key', ok: [200, arrayOf(obj({ provider: { enum: ['openai', 'anthropic'] }, configured: { type: 'boolean' } }, ['provider', 'configured']))] },
+  'POST /v1/campaigns/{id}/pause': { summary: 'Pause a campaign', ok: [200, CampaignView], errors: [404] },
+  'GET /v1/replies': { summary: 'Replies read from the mailboxes, newest first', query: ReplyListQuery, ok: [200, ReplyPageView], errors: [422] },
+  'GET /v1/ai-keys': { summary: 'Which AI providers have a key', ok: [200, z.array(AiKeyStatusView)] },
   'PUT /v1/ai-keys/{provider}': { summary: 'Store an AI provider key (never returned)', body: ApiKey, ok: [204, 'none'], errors: [422] },
   'DELETE /v1/ai-keys/{provider}': { summary: 'Forget an AI provider key', ok: [204, 'none'], errors: [422] },
   'GET /unsubscribe/{token}': { summary: 'The built-in unsubscribe page (opening it changes nothing)', ok: [200, 'html'], errors: [400] },
   'POST /unsubscribe/{token}': { summary: 'Unsubscribe (the page’s button, or RFC 8058 one-click)', body: 'form', ok: [200, 'html'], errors: [400] },
-  'GET /v1/queue/status': { summary: 'Queue counts, pause state, the next jobs and the throttling', ok: [200, ref('QueueStatus')] },
-  'POST /v1/queue/pause': { summary: 'Pause or resume the whole queue', body: PauseInput, ok: [200, ref('QueueStatus')], errors: [422] },
-  'PUT /v1/instance-settings': { summary: 'Removed: the footer address belongs to each sending domain', ok: [410, ref('Error')] },
-  'GET /v1/openapi.json': { summary: 'This document', ok: [200, { type: 'object' }] },
+  'GET /v1/queue/status': { summary: 'Queue counts, pause state, the next jobs and the throttling', ok: [200, QueueStatusView] },
+  'POST /v1/queue/pause': { summary: 'Pause or resume the whole queue', body: PauseInput, ok: [200, QueueStatusView], errors: [422] },
+  'PUT /v1/instance-settings': { summary: 'Removed: the footer address belongs to each sending domain', ok: [410, ErrorView] },
+  'GET /v1/openapi.json': { summary: 'This document', ok: [200, z.record(z.string(), z.unknown())] },
 };
 
 export const documentedRoutes = () => Object.keys(ROUTES);
@@ -321,7 +142,7 @@ const SHARED: Record<number, string> = {
   500: 'ServerError',
 };
 
-const errorResponse = (description: string, schemaName = 'Error', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), ...jsonBody(ref(schemaName)) });
+const errorResponse = (description: string, schemaName: ComponentName = 'Error', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), ...jsonBody(componentRef(schemaName)) });
 
 const responses: Record<string, Json> = {
   BadJson: errorResponse('The body is not JSON (a route that reads JSON reads it whatever the content type says)'),
@@ -358,7 +179,7 @@ function generic(route: ResolvedRoute): number[] {
 function operation(route: ResolvedRoute, d: RouteDoc): Json {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: str }));
   if (d.query) {
-    const q = schema(d.query) as { properties?: Record<string, Json>; required?: string[] };
+    const q = requestSchema(d.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: s as typeof str });
   }
   const [status, body] = d.ok;
@@ -369,7 +190,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         ? { description: 'To the provider’s consent page', headers: { location: { schema: str } } }
         : body === 'html'
           ? { description: 'An HTML page', ...html }
-          : { description: d.summary, ...jsonBody(body) };
+          : { description: d.summary, ...jsonBody(responseSchema(body)) };
   const errors = Object.fromEntries(
     [...new Set([...(d.errors ?? []), ...generic(route)])]
       .filter((code) => code !== status)
@@ -379,10 +200,10 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         code === 400 && d.ok[1] === 'html'
           ? { description: 'An HTML page saying why, in plain words', ...html }
           : d.errorBodies?.[code]
-            ? { description: 'A sentence a user can read, and what it is about', ...jsonBody(ref(d.errorBodies[code]!)) }
+            ? { description: 'A sentence a user can read, and what it is about', ...jsonBody(componentRef(d.errorBodies[code]!)) }
             : SHARED[code]
             ? { $ref: `#/components/responses/${SHARED[code]}` }
-            : { description: 'A sentence a user can read', ...jsonBody(ref('Error')) },
+            : { description: 'A sentence a user can read', ...jsonBody(componentRef('Error')) },
       ]),
   );
   return {
@@ -393,11 +214,11 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
     ...(route.public ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(d.body === 'multipart'
-      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: obj({ campaignId: str, file: { type: 'string', contentMediaType: 'text/csv' } }, ['campaignId', 'file']) } } } }
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { campaignId: str, file: { type: 'string', contentMediaType: 'text/csv' } }, required: ['campaignId', 'file'] } } } } }
       : d.body === 'form'
-        ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: obj({ 'List-Unsubscribe': { const: 'One-Click' } }) } } } }
+        ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { const: 'One-Click' } }, required: [] } } } } }
         : d.body
-          ? { requestBody: { required: true, ...jsonBody(schema(d.body)) } }
+          ? { requestBody: { required: true, ...jsonBody(requestSchema(d.body)) } }
           : {}),
     responses: { [String(status)]: success, ...errors },
   };
@@ -439,6 +260,6 @@ export function openApiDocument(server?: string | Json): Json {
     ...(server ? { servers: [typeof server === 'string' ? { url: server } : server] } : {}),
     security: [{ bearer: [] }],
     paths,
-    components: { schemas: components, responses, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: { schemas: componentSchemas(), responses, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
   };
 }

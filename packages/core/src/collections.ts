@@ -1,4 +1,4 @@
-import { isStorageAttribute, type Item, type Query, type Store } from './ports/store.ts';
+import { isStorageAttribute, type Item, type Query, type StorageAttribute, type Store } from './ports/store.ts';
 
 /** Every item of a query, page by page. For the small install-wide collections only (domains, mailboxes, campaigns). */
 export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<Item[]> {
@@ -12,14 +12,22 @@ export async function queryAll(store: Store, q: Omit<Query, 'cursor'>): Promise<
   return items;
 }
 
+/** The attributes {@link publicFields} drops, as a type: keys, index keys, sealed secrets, and those named. */
+type Storage<H extends string> = StorageAttribute | `sealed${string}` | H;
+/**
+ * An item without its storage attributes. Keyed by remapping (not `Omit`), so a loose row's named fields
+ * survive beside its index signature and a view function's answer is checked field by field against its view.
+ */
+export type PublicFields<T, H extends string = never> = { [K in keyof T as K extends Storage<H> ? never : K]: T[K] };
+
 /** Drops the storage attributes (keys, index keys, sealed secrets) from an item before it leaves core. */
-export function publicFields(item: Record<string, unknown>, hidden: string[] = []): Record<string, unknown> {
+export function publicFields<T extends Record<string, unknown>, H extends string = never>(item: T, hidden: readonly H[] = []): PublicFields<T, H> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) {
-    if (isStorageAttribute(k) || k.startsWith('sealed') || hidden.includes(k)) continue;
+    if (isStorageAttribute(k) || k.startsWith('sealed') || (hidden as readonly string[]).includes(k)) continue;
     out[k] = v;
   }
-  return out;
+  return out as PublicFields<T, H>;
 }
 
 /** Runs `work` on every item, at most `concurrency` at once (slow servers must not make a tick outlast its Lambda). */

@@ -4,6 +4,7 @@ import { openSecretCached, sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { aiKeyKey } from './keys.ts';
 import { fromItem } from './entity.ts';
+import type { AiKeyStatusView } from './ai-keys.view.ts';
 
 /** Path names of the two providers (docs/api.md, AI keys); campaigns name them in upper case. */
 export const AiKeyProvider = z.enum(['openai', 'anthropic'], { error: 'provider must be openai or anthropic' });
@@ -27,7 +28,7 @@ export async function put(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, prov
   });
 }
 
-export async function list(deps: Pick<Deps, 'store'>): Promise<{ provider: AiKeyProvider; configured: boolean }[]> {
+export async function list(deps: Pick<Deps, 'store'>): Promise<AiKeyStatusView[]> {
   const page = await deps.store.query({ pk: aiKeyKey('').pk });
   const configured = new Set(page.items.map((i) => i.sk));
   return AiKeyProvider.options.map((provider) => ({ provider, configured: configured.has(provider) }));

@@ -1,7 +1,7 @@
 /** A stored campaign: its one shape, read once from the row, and the rules read from it. */
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
-import { CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
+import { AiProvider, CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
 import { campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
 
 /** A follow-up as stored (validated as input when it was saved). */
@@ -30,7 +30,7 @@ export const Campaign = z.looseObject({
   aiPromptTemplate: z.string().optional(),
   template: z.string().nullish(),
   subject: z.string().nullish(),
-  aiProvider: z.enum(['OPENAI', 'ANTHROPIC']).nullish(),
+  aiProvider: AiProvider.nullish(),
   unsubscribeUrlTemplate: z.string().nullish(),
   mailboxIds: z.array(z.string()).default([]),
   steps: z.array(StoredStep).default([]),

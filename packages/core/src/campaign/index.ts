@@ -15,13 +15,14 @@ import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
 import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
+import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView, type LaunchRefusedView } from './campaign.view.ts';
 import { startCampaign } from '../sending/first-emails.ts';
 import { isPlanning } from '../sending/keys.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
 /** The row as the API shows it: counters by name, internal counter attributes dropped. */
-export function toCampaign(c: Campaign) {
+export function toCampaign(c: Campaign): CampaignView {
   // Planning bookkeeping and counter attributes are internal; the counters show by name below.
   const row = publicFields(c, ['planned', 'planCursor', 'planOffset']);
   for (const k of Object.keys(row)) if (k.includes('#')) delete row[k];
@@ -134,7 +135,7 @@ async function contextFor(deps: D, campaigns: Campaign[]): Promise<LaunchContext
   };
 }
 
-export async function launchCheck(deps: D, id: string) {
+export async function launchCheck(deps: D, id: string): Promise<LaunchCheckView> {
   const campaign = await getItem(deps, id);
   return assess(campaign, await contextFor(deps, [campaign]));
 }
@@ -144,7 +145,7 @@ export async function launchCheck(deps: D, id: string) {
  * (422 `{ error, problems, warnings }`); warnings never block and come back
  * on success too.
  */
-export async function launch(deps: D, id: string) {
+export async function launch(deps: D, id: string): Promise<LaunchedCampaignView> {
   const campaign = await getItem(deps, id);
   const check = assess(campaign, await contextFor(deps, [campaign]));
   if (!check.canLaunch) {
@@ -152,7 +153,7 @@ export async function launch(deps: D, id: string) {
     throw new EngineError('VALIDATION', `The campaign cannot launch yet: ${n} problem${n > 1 ? 's' : ''} to fix.`, {
       problems: check.problems,
       warnings: check.warnings,
-    });
+    } satisfies Omit<LaunchRefusedView, 'error'>);
   }
   const now = new Date(deps.wallClock.now()).toISOString();
   await deps.store.update(campaignKey(id), {
@@ -171,7 +172,7 @@ export async function setStatus(deps: D, id: string, status: 'PAUSED' | 'ARCHIVE
 
 /** Progress from the status counters: how many leads are in each state and how far the campaign is. */
 function progress(c: Campaign) {
-  const by = Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), statusCount(c, s)]));
+  const by = perStatus((s) => statusCount(c, s));
   const total = c.leadsCount;
   const done = LEAD_STATUSES.filter((s) => FINAL.has(s)).reduce((n, s) => n + statusCount(c, s), 0);
   // A launch plans its first chunk at once and the dispatcher the rest: `planning` until every lead has its first email planned.
@@ -179,7 +180,7 @@ function progress(c: Campaign) {
 }
 
 /** GET /v1/campaigns: each row with its senders, launch state, progress and counters, from two collection reads. */
-export async function list(deps: D) {
+export async function list(deps: D): Promise<CampaignRowView[]> {
   const [campaigns, mailboxes, domains] = await Promise.all([
     queryAll(deps.store, allCampaigns()),
     queryAll(deps.store, allMailboxes()),

@@ -3,10 +3,13 @@ import { canSend, type Mailbox } from '../mailbox/entity.ts';
 import { hasMailingAddress, type Domain } from '../domain/entity.ts';
 import type { Campaign } from './entity.ts';
 
-export type ProblemCode = 'NO_SENDERS' | 'DOMAIN_NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'BOUNCE_PAUSED' | 'EMAIL_EMPTY' | 'STEP_EMPTY';
+/** The codes, each listed once: the check's types and the API's description (campaign.view.ts) both read these. */
+export const PROBLEM_CODES = ['NO_SENDERS', 'DOMAIN_NO_ADDRESS', 'NO_UNSUBSCRIBE', 'BOUNCE_PAUSED', 'EMAIL_EMPTY', 'STEP_EMPTY'] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
 export const WARNING_CODES = ['SENDER_NAME_MISSING', 'ALL_WARMING', 'NO_LEADS', 'FIELD_BLANK', 'FIELD_UNKNOWN', 'WEBHOOK_OPEN'] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
-export type Passed = 'SENDERS' | 'ADDRESSES' | 'UNSUBSCRIBE' | 'BOUNCE' | 'COPY';
+export const PASSED = ['SENDERS', 'ADDRESSES', 'UNSUBSCRIBE', 'BOUNCE', 'COPY'] as const;
+export type Passed = (typeof PASSED)[number];
 
 export interface Problem {
   code: ProblemCode;

@@ -1,7 +1,11 @@
+import { z } from 'zod';
+
 /** The statuses of a domain check (docs/api.md, Domain checks). */
-export type Status = 'PASS' | 'FAIL';
+export const CheckStatus = z.enum(['PASS', 'FAIL']);
+export type Status = z.infer<typeof CheckStatus>;
 /** DKIM alone may be PENDING: no selector is known and none of the common ones matched. */
-export type DkimStatus = Status | 'PENDING';
+export const DkimCheckStatus = z.enum([...CheckStatus.options, 'PENDING']);
+export type DkimStatus = z.infer<typeof DkimCheckStatus>;
 
 /** docs/api.md, Domain checks: the three blocklist operators, by identifier, with the zone each is queried under. */
 export const BLOCKLISTS = {
@@ -26,12 +30,12 @@ export interface BlocklistDetail {
 }
 
 /** Per check: the records found and, in plain words, why it passed or failed. */
-export interface CheckDetails {
+export type CheckDetails = {
   spf: { records: string[]; lookups: number; reason: string };
   dkim: { selectorsTried: string[]; records: string[]; reason: string };
   dmarc: { records: string[]; policy: string | null; reason: string };
   blocklists: Record<BlocklistId, BlocklistDetail>;
-}
+};
 
 /** The answer of POST /v1/domains/{id}/check (by name), and what is stored as a domain's lastCheck. */
 export interface DomainCheck {

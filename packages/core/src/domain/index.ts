@@ -11,15 +11,11 @@ import { allCampaigns } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
 import { allMailboxes } from '../mailbox/keys.ts';
 import * as mailboxRows from '../mailbox/entity.ts';
+import type { AddressInUseView, DomainView, UsedByView } from './domain.view.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock'>;
 
-export interface UsedBy {
-  campaigns: number;
-  sending: number;
-  paused: number;
-  drafts: number;
-}
+export type UsedBy = UsedByView;
 
 /**
  * usedBy (docs/api.md, Domains): the non-archived campaigns with a picked mailbox on the
@@ -47,7 +43,7 @@ async function world(deps: D) {
   return { campaigns: campaigns.map(campaignRows.fromItem), mailboxes: mailboxes.map(mailboxRows.fromItem) };
 }
 
-const toDomain = (d: Domain, used: UsedBy) => ({
+const toDomain = (d: Domain, used: UsedBy): DomainView => ({
   ...publicFields(d, ['placementRunId', 'placementSample']),
   redirectUrl: d.redirectUrl ?? null,
   dkimSelector: d.dkimSelector ?? null,
@@ -135,11 +131,11 @@ export const update = verb(
     const use = usedBy(id, w.campaigns, w.mailboxes);
     const clearing = 'mailingAddress' in address && !address.mailingAddress && current.mailingAddress;
     if (clearing && !confirm) {
-      const sending = use.campaigns.filter((c) => c.status === 'ACTIVE' || c.status === 'PAUSED');
+      const sending = use.campaigns.flatMap((c) => (c.status === 'ACTIVE' || c.status === 'PAUSED' ? [{ id: c.id, name: c.name, status: c.status }] : []));
       if (sending.length) {
         throw new ConflictError(
           `Campaigns send from this domain with its mailing address: clearing it stops their emails. Send again with "confirm": true to clear it anyway.`,
-          { code: 'ADDRESS_IN_USE', campaigns: sending.map((c) => ({ id: c.id, name: c.name, status: c.status })) },
+          { code: 'ADDRESS_IN_USE', campaigns: sending } satisfies Omit<AddressInUseView, 'error'>,
         );
       }
     }

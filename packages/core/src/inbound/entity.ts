@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
 import { inboundKey, leadInboundIndex, replyIndexes, senderInboundIndex } from './keys.ts';
+import type { ReplyView } from './reply.view.ts';
 
 /**
  * What an inbound message turned out to be (docs/inbound.md):
@@ -54,7 +55,7 @@ export function inboundToItem(r: InboundRecord): Item {
 export const inboundFromItem = (item: Item): InboundRecord => InboundRecord.parse(item);
 
 /** The reply as GET /v1/replies shows it. */
-export const toReply = (r: InboundRecord) => ({
+export const toReply = (r: InboundRecord): ReplyView => ({
   id: r.id,
   campaignId: r.campaignId,
   leadId: r.leadId,

@@ -14,6 +14,7 @@ import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
+import type { LeadPageView, LeadView } from './lead.view.ts';
 import { newId } from '../ids.ts';
 import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
 import { planNewLead } from '../sending/first-emails.ts';
@@ -24,12 +25,14 @@ export { validateLead, LeadInput } from './lead.schema.ts';
 
 type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
 
-export const toLead = (lead: Lead) => ({
+export const toLead = (lead: Lead): LeadView => ({
   ...publicFields(lead, ['importId']),
   firstName: lead.firstName ?? null,
   lastName: lead.lastName ?? null,
   company: lead.company ?? null,
   customFields: lead.customFields ?? {},
+  // Every lead the engine stores has one (newLead); the row's shape allows a row made without it.
+  createdAt: lead.createdAt ?? '',
 });
 
 /** The fields whose presence the campaign counts, for the launch check's placeholder warnings. */
@@ -177,7 +180,7 @@ export const ListQuery = z.strictObject({
   cursor: z.string().optional(),
 });
 
-export async function list(deps: Pick<Deps, 'store'>, query: unknown) {
+export async function list(deps: Pick<Deps, 'store'>, query: unknown): Promise<LeadPageView> {
   const q = parse(ListQuery, query);
   const page = await deps.store.query(
     q.campaignId

@@ -14,6 +14,9 @@ export const DEFAULT_DAILY_CAP = 25;
 export const DEFAULT_SMTP_PORT = 587;
 export const DEFAULT_IMAP_PORT = 993;
 
+/** Where the mailbox lives: any SMTP server, or Google or Microsoft (which may connect through OAuth). */
+export const MailboxProvider = z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT']);
+export type MailboxProvider = z.infer<typeof MailboxProvider>;
 export const MailboxStatus = z.enum(['ACTIVE', 'WARMING', 'PAUSED', 'ERROR']);
 export type MailboxStatus = z.infer<typeof MailboxStatus>;
 /** How the engine signs in: a sealed password, OAuth (pending until consent completes), or not at all (a mailbox with no password). */
@@ -31,7 +34,7 @@ export const Mailbox = z.looseObject({
   id: z.string(),
   email: z.string(),
   domainId: z.string(),
-  provider: z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT']).optional(),
+  provider: MailboxProvider.optional(),
   status: MailboxStatus,
   auth: MailboxAuth.optional(),
   dailyCap: z.number().nullish(),

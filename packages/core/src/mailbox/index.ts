@@ -15,11 +15,15 @@ import { passwordContext } from './access.ts';
 import { inboxStateKey } from '../inbound/keys.ts';
 import { oauthServers, PROVIDERS, providerOf } from '../oauth/providers.ts';
 import { allMailboxes, mailboxEmailKey, mailboxKey } from './keys.ts';
-import { fromItem, toItem, type Mailbox } from './entity.ts';
+import { DEFAULT_DAILY_CAP, fromItem, toItem, type Mailbox } from './entity.ts';
+import type { MailboxView } from './mailbox.view.ts';
 
 /** Credentials never leave core: the sealed password and OAuth tokens are dropped here. */
-export const toMailbox = (m: Mailbox) => ({
+export const toMailbox = (m: Mailbox): MailboxView => ({
   ...publicFields(m),
+  // A row from before these were stored shows what the engine uses for it (every mailbox connected since stores both).
+  provider: m.provider ?? 'SMTP_CUSTOM',
+  dailyCap: m.dailyCap ?? DEFAULT_DAILY_CAP,
   smtpHost: m.smtpHost ?? null,
   smtpPort: m.smtpPort ?? null,
   imapHost: m.imapHost ?? null,

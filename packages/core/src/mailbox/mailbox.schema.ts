@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Email } from '../validate.ts';
-import { DEFAULT_DAILY_CAP } from './entity.ts';
+import { DEFAULT_DAILY_CAP, MailboxProvider as StoredProvider } from './entity.ts';
 
 export { MailboxStatus } from './entity.ts';
 
-export const MailboxProvider = z.enum(['SMTP_CUSTOM', 'GOOGLE', 'MICROSOFT'], {
+export const MailboxProvider = z.enum(StoredProvider.options, {
   error: 'must be SMTP_CUSTOM, GOOGLE or MICROSOFT',
 });
 /** What a user may set by PATCH; ERROR is the engine's word for a failed sign-in or a revoked connection. */

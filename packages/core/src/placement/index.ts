@@ -24,8 +24,9 @@ import { probeFromItem, runFromItem, runToItem, type ProbeCopy, type ProbeJob, t
 import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { fromItem as domainFromItem, hasMailingAddress } from '../domain/entity.ts';
 import { fromItem as mailboxFromItem } from '../mailbox/entity.ts';
-import { StartSample, type PlacementRollup } from './placement.schema.ts';
+import { StartSample } from './placement.schema.ts';
 import { probeState } from './reader.ts';
+import type { PlacementRunView, PlacementSampleView } from './placement.view.ts';
 import { mailboxesOfDomain } from '../mailbox/keys.ts';
 import { canSend, hasCredentials } from '../mailbox/entity.ts';
 
@@ -141,7 +142,7 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
 }
 
 /** A run as the API shows it: its state, and each seed's. */
-function toRun(run: Run, probes: ProbeJob[]) {
+function toRun(run: Run, probes: ProbeJob[]): PlacementRunView {
   const states = probes.map(probeState);
   const status = run.status === 'COMPLETE' ? 'COMPLETE' : states.includes('WAITING') ? 'SENDING' : 'READING';
   return {
@@ -153,21 +154,24 @@ function toRun(run: Run, probes: ProbeJob[]) {
     completedAt: run.completedAt ?? null,
     seeds: probes.length,
     sent: states.filter((s) => s !== 'WAITING' && s !== 'SKIPPED').length,
-    probes: probes.map((p, i) => ({
-      seedId: p.seedId,
-      seedEmail: p.seedEmail,
-      provider: p.provider,
-      mailboxId: p.mailboxId ?? null,
-      state: states[i],
-      sentAt: p.sentAt ?? null,
-      reason: p.placementReason ?? (states[i] === 'SKIPPED' ? (p.reason ?? p.lastError ?? 'not sent') : (p.lastError ?? null)),
-    })),
+    probes: probes.map((p) => {
+      const state = probeState(p);
+      return {
+        seedId: p.seedId,
+        seedEmail: p.seedEmail,
+        provider: p.provider,
+        mailboxId: p.mailboxId ?? null,
+        state,
+        sentAt: p.sentAt ?? null,
+        reason: p.placementReason ?? (state === 'SKIPPED' ? (p.reason ?? p.lastError ?? 'not sent') : (p.lastError ?? null)),
+      };
+    }),
     rollup: run.rollup ?? null,
   };
 }
 
 /** GET /v1/domains/{id}/placement-sample: the latest finished run's rollup (zeros and a null sampledAt before the first). */
-export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promise<PlacementRollup> {
+export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promise<PlacementSampleView> {
   const row = await deps.store.get(domainKey(domainId));
   if (!row) throw new NotFoundError(`There is no domain ${domainId}.`);
   return (

@@ -16,6 +16,7 @@ export type Item = Key & Record<string, unknown>;
 export type IndexName = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4';
 
 /** The table's own attributes (the key and the index keys, which each noun's keys.ts sets): never part of what core shows. */
+export type StorageAttribute = 'pk' | 'sk' | `gsi${number}${'pk' | 'sk'}`;
 export const isStorageAttribute = (name: string): boolean => name === 'pk' || name === 'sk' || /^gsi\d(pk|sk)$/.test(name);
 
 export type Comparison = '=' | '<>' | '<' | '<=' | '>' | '>=';

@@ -8,6 +8,7 @@ import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
 import { fromItem as jobFromItem, type Job } from '../sending/job.entity.ts';
 import { countersFromItem } from './entity.ts';
+import type { ListedJobState, QueueStatusView } from './queue.view.ts';
 
 const JOBS_SHOWN = 50;
 
@@ -22,7 +23,7 @@ export const PauseInput = z.strictObject({ paused: z.boolean({ error: 'must be t
  * unconfirmed = sent whose outcome a crash left unknown and that were taken as
  * sent (counted in completed too).
  */
-export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
+export async function status(deps: Pick<Deps, 'store' | 'clock'>): Promise<QueueStatusView> {
   const now = deps.clock.now();
   const [counters, isPaused, active, upcoming] = await Promise.all([
     deps.store.batchGet(queueCounterKeys()),
@@ -32,12 +33,14 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>) {
   ]);
   const shards = counters.map(countersFromItem);
   const n = (state: string) => Math.max(0, shards.reduce((sum, countOf) => sum + countOf(state), 0));
-  const job = (j: Job, state: 'waiting' | 'active' | 'delayed') => ({
+  // Only a campaign step carries a campaign, a lead and a step; the stored job's shape leaves them to its kind.
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const job = (j: Job, state: ListedJobState) => ({
     id: j.id,
     kind: kindOf(j).label,
-    campaignId: j.campaignId ?? null,
-    leadId: j.leadId ?? null,
-    step: j.step,
+    campaignId: text(j.campaignId),
+    leadId: text(j.leadId),
+    step: typeof j.step === 'number' ? j.step : undefined,
     mailboxId: j.mailboxId ?? null,
     state,
     dueAt: new Date(j.dueAt).toISOString(),

@@ -16,6 +16,7 @@ import { verb } from '../validate.ts';
 import { SIGN_IN_TIMEOUT_MS, signInSentence } from '../mailbox/signin.ts';
 import { CreateSeed, type SeedProvider } from './seed.schema.ts';
 import { allSeeds, seedEmailKey, seedKey } from './keys.ts';
+import type { SeedView } from './seed.view.ts';
 
 /** The IMAP servers of the providers a seed usually lives at, so a seed needs only an address and an app password. */
 const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
@@ -27,8 +28,10 @@ const KNOWN: { provider: SeedProvider; domains: RegExp; imapHost: string }[] = [
 ];
 
 /** The public shape: no password, no keys. */
-export const toSeed = (seed: Seed) => ({
+export const toSeed = (seed: Seed): SeedView => ({
   ...publicFields(seed),
+  // The port the engine signs in on (every seed added stores it).
+  imapPort: imapPortOf(seed),
   username: seed.username ?? null,
   /** Set when the unsubscribe link of a sample was pressed in this seed: its samples stop until it is added again. */
   unsubscribedAt: seed.unsubscribedAt ?? null,

@@ -1,0 +1,80 @@
+/** A campaign as the API shows it (toCampaign, list, launchCheck and launch in campaign/index.ts). */
+import { z } from 'zod';
+import { LEAD_STATUSES, type LeadStatus } from '../lead/entity.ts';
+import { MailboxStatus } from '../mailbox/entity.ts';
+import { AiProvider } from './campaign.schema.ts';
+import { CampaignStatus } from './entity.ts';
+import { PASSED, PROBLEM_CODES, WARNING_CODES } from './launch-check.ts';
+
+/** One value per lead status, keyed by the status in lower case (a campaign's progress). */
+export const perStatus = <T>(value: (status: LeadStatus) => T) =>
+  Object.fromEntries(LEAD_STATUSES.map((s) => [s.toLowerCase(), value(s)])) as { [S in LeadStatus as Lowercase<S>]: T };
+
+export const CampaignView = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: CampaignStatus,
+  aiPromptTemplate: z.string().optional(),
+  template: z.string(),
+  subject: z.string().nullable(),
+  aiProvider: AiProvider.nullable(),
+  unsubscribeUrlTemplate: z.string().nullable(),
+  mailboxIds: z.array(z.string()),
+  steps: z.array(z.object({ waitDays: z.int(), body: z.string().optional(), aiRewrite: z.boolean().optional() })),
+  bounceRateThreshold: z.number().optional(),
+  pausedForBounceRate: z.boolean().optional(),
+  contentQuality: z.int().optional(),
+  leadsCount: z.int(),
+  sentCount: z.int(),
+  repliesCount: z.int(),
+  lastActivityAt: z.string().nullable(),
+  launchedAt: z.string().optional(),
+  webhookSecured: z.boolean(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type CampaignView = z.infer<typeof CampaignView>;
+
+/** What blocks a launch, and what only warns: a code, a sentence, and (open) what it is about. */
+export const ProblemView = z.object({ code: z.enum(PROBLEM_CODES), message: z.string() });
+export const WarningView = z.object({ code: z.enum(WARNING_CODES), message: z.string() });
+
+export const LaunchCheckView = z.object({
+  canLaunch: z.boolean(),
+  problems: z.array(ProblemView),
+  warnings: z.array(WarningView),
+  passed: z.array(z.enum(PASSED)),
+});
+export type LaunchCheckView = z.infer<typeof LaunchCheckView>;
+
+/** The answer of a launch: the campaign, ACTIVE, with the warnings it launched with. */
+export const LaunchedCampaignView = CampaignView.extend({ warnings: z.array(WarningView) });
+export type LaunchedCampaignView = z.infer<typeof LaunchedCampaignView>;
+
+/** The 422 of a launch: every problem at once. */
+export const LaunchRefusedView = z.object({ error: z.string(), problems: z.array(ProblemView), warnings: z.array(WarningView) });
+export type LaunchRefusedView = z.infer<typeof LaunchRefusedView>;
+
+/** A row of GET /v1/campaigns: the campaign with its senders, launch state and progress. */
+export const CampaignRowView = CampaignView.extend({
+  senders: z.array(
+    z.object({
+      mailboxId: z.string(),
+      email: z.string(),
+      status: MailboxStatus,
+      domainId: z.string(),
+      domainName: z.string().nullable(),
+      hasMailingAddress: z.boolean(),
+    }),
+  ),
+  launch: LaunchCheckView.pick({ canLaunch: true, problems: true }),
+  progress: z.object({
+    total: z.int(),
+    ...perStatus(() => z.int()),
+    percentDone: z.int(),
+    planned: z.int(),
+    planning: z.boolean(),
+  }),
+  domainsCount: z.int(),
+});
+export type CampaignRowView = z.infer<typeof CampaignRowView>;
