@@ -1,15 +1,22 @@
 import { z } from 'zod';
+import ct from 'countries-and-timezones';
 import { DAYS, wallMs, type Day } from './window.ts';
 
+// The spelling of each name, old and new, by its lower case. Intl would answer
+// its own canonical form, which in Node's ICU is often the old one (Asia/Calcutta
+// for Asia/Kolkata): a zone is kept as the user wrote it, with its proper case.
+const spelling = new Map(Object.keys(ct.getAllTimezones({ deprecated: true })).map((name) => [name.toLowerCase(), name]));
+
 /**
- * The IANA name Intl knows for `zone`, in its own spelling, or null. Offsets
- * such as `+05:30` are refused even where Intl takes them: a fixed offset has
- * no daylight saving, which is what a zone name is for.
+ * The IANA name of `zone` when Intl knows it, or null. Offsets such as
+ * `+05:30` are refused even where Intl takes them: a fixed offset has no
+ * daylight saving, which is what a zone name is for.
  */
 export function ianaZone(zone: unknown): string | null {
   if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || /^[+-]|^\d/.test(zone)) return null;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    return spelling.get(zone.toLowerCase()) ?? (resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone);
   } catch {
     return null;
   }
