@@ -79,6 +79,9 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
+const HOUR_MS = 3_600_000;
+const offsets = new Map<string, Map<number, number>>();
+
 /**
  * The zone's offset from UTC at `t`, in ms. Offsets are kept per zone and UTC
  * hour when the hour starts and ends on the same offset (no zone changes twice
@@ -98,8 +101,8 @@ export function offsetAt(zone: string, t: number): number {
   }
   return Number.isNaN(off) ? intlOffset(zone, t) : off;
 }
-const HOUR_MS = 3_600_000;
-const offsets = new Map<string, Map<number, number>>();
+
+const fields = [0, 0, 0, 0, 0, 0]; // reused by every call: month, day, year, hour, minute, second
 
 /**
  * The zone's offset at `t` as Intl tells it. Reads the six numbers of the
@@ -112,7 +115,7 @@ function intlOffset(zone: string, t: number): number {
   let n = 0;
   let k = 0;
   let inNumber = false;
-  const f = [0, 0, 0, 0, 0, 0];
+  const f = fields;
   for (let i = 0; i < s.length && k < 6; i++) {
     const c = s.charCodeAt(i) - 48;
     if (c >= 0 && c <= 9) {
