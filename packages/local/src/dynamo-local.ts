@@ -45,9 +45,14 @@ export async function dynamoCredentials(dir: string): Promise<LocalCredentials> 
   if (mode & 0o077) {
     throw new Error(`DynamoDB Local: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`);
   }
-  const saved = JSON.parse(await readFile(path, 'utf8')) as Partial<LocalCredentials>;
+  let saved: Partial<LocalCredentials> = {};
+  try {
+    saved = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    /* not JSON: refused below with the same sentence */
+  }
   // DynamoDB Local takes only letters and digits in a key id.
-  if (typeof saved.accessKeyId !== 'string' || !/^[A-Za-z0-9]+$/.test(saved.accessKeyId) || typeof saved.secretAccessKey !== 'string') {
+  if (typeof saved?.accessKeyId !== 'string' || !/^[A-Za-z0-9]+$/.test(saved.accessKeyId) || typeof saved.secretAccessKey !== 'string') {
     throw new Error(`DynamoDB Local: ${path} does not hold the credentials this engine wrote; restore the right file or choose another data directory.`);
   }
   return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
