@@ -116,14 +116,16 @@ describe('the Lambda bundles', () => {
     dir = await mkdtemp(join(tmpdir(), 'outbound-bundles-'));
     const endpoint = inject('dynamoEndpoint');
     const table = `t-${randomUUID()}`;
-    const client = localDynamoClient(endpoint);
-    [bundles, kms, sqs] = await Promise.all([buildBundles(join(dir, 'build')), startLocalKms({ dataDir: 'memory', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), startSqsLocal(), ensureTable(client, table)]);
+    // One pair for every bundled client, as a Lambda role gives: the table's database is the one its key id reaches.
+    const credentials = inject('dynamoCredentials');
+    const client = localDynamoClient(endpoint, credentials);
+    [bundles, kms, sqs] = await Promise.all([buildBundles(join(dir, 'build')), startLocalKms({ dataDir: 'memory', credentials }), startSqsLocal(), ensureTable(client, table)]);
     client.destroy();
     env = {
       PATH: process.env.PATH ?? '',
       AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       // The SDK's own per-service endpoint settings point the bundled clients at the stand-ins.
       AWS_ENDPOINT_URL_DYNAMODB: endpoint,
       AWS_ENDPOINT_URL_KMS: kms.endpoint,

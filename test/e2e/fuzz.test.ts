@@ -24,7 +24,7 @@ let ids: Record<string, string> = {};
 beforeAll(async () => {
   engine = await startTestEngine({ tableName });
   await engine.api.login();
-  dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  dynamo = localDynamoClient(inject('dynamoEndpoint'), inject('dynamoCredentials'));
   await domainWithAddress(engine.api, 'fuzz.example');
   const c = await campaign(engine.api);
   ids = { id: c.id, domain: 'fuzz.example', provider: 'google', importId: '01NOSUCHIMPORT000000000000', token: 'x.y.z' };

@@ -34,7 +34,7 @@ beforeAll(async () => {
   api = engine.api;
   anon = new Api(engine.url);
   await api.login();
-  dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  dynamo = localDynamoClient(inject('dynamoEndpoint'), inject('dynamoCredentials'));
   domain = await domainWithAddress(api, 'leads.com');
 });
 afterAll(async () => {

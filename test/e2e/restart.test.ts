@@ -1,7 +1,9 @@
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { localDynamoClient } from '@outbound/local/dynamo-local';
 import * as aiKeys from '@outbound/core/ai-keys/index';
 import { aiKeyKey } from '@outbound/core/ai-keys/keys';
 import { Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
@@ -49,6 +51,13 @@ describe('a persistent DATA_DIR', { timeout: 120_000 }, () => {
     expect(JSON.stringify(raw)).not.toContain(AI_KEY);
     expect(JSON.stringify(raw)).not.toContain(Buffer.from(AI_KEY).toString('base64'));
     expect((await stat(join(dataDir, 'kms-master.key'))).mode & 0o777).toBe(0o600);
+
+    // The table's key id, made by the first start (the command's) and read by the engine's, is this user's alone.
+    expect((await stat(join(dataDir, 'dynamodb', 'credentials.json'))).mode & 0o777).toBe(0o600);
+    const { dynamoEndpoint } = JSON.parse(await readFile(join(dataDir, 'engine.json'), 'utf8'));
+    const stranger = localDynamoClient(dynamoEndpoint, { accessKeyId: 'SOMEONEELSE', secretAccessKey: 'anything' });
+    expect((await stranger.send(new ListTablesCommand({}))).TableNames).toEqual([]);
+    stranger.destroy();
 
     // With the engine running, the command writes through the engine's DynamoDB Local.
     const second = await addUser(SECOND);

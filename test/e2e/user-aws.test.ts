@@ -10,13 +10,14 @@ afterAll(async () => engine?.stop());
  * The deployed-stage mode of `npm run user` uses the SDK's own client and
  * credential chain, as an operator's shell would. Here the SDK's endpoint
  * setting for DynamoDB points it at DynamoDB Local (wire-compatible), with
- * throwaway credentials.
+ * the test instance's credentials.
  */
 function addOnStage(email: string, password: string, args: string[]) {
   const child = runTs('packages/local/src/user-cli.ts', ['add', email, ...args], {
     AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'),
-    AWS_ACCESS_KEY_ID: 'operator',
-    AWS_SECRET_ACCESS_KEY: 'operator-secret',
+    // DynamoDB Local keeps a database per access key id: the operator's stand-in for the stage's account is the engine's key.
+    AWS_ACCESS_KEY_ID: inject('dynamoCredentials').accessKeyId,
+    AWS_SECRET_ACCESS_KEY: inject('dynamoCredentials').secretAccessKey,
     AWS_REGION: 'eu-west-1',
   });
   child.stdin!.end(password + '\n');

@@ -29,6 +29,7 @@ export async function startTestEngine(opts: EngineOptions & { wallClock?: Manual
     dataDir: 'memory',
     tableName: `t-${randomUUID()}`,
     dynamoEndpoint,
+    dynamoCredentials: dynamoEndpoint ? inject('dynamoCredentials') : undefined,
     admin: ADMIN,
     rateLimits: false,
     sink: (line) => logs.push(line),

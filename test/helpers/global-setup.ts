@@ -1,9 +1,11 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoLocal } from '@outbound/local/dynamo-local';
+import { startDynamoLocal, type LocalCredentials } from '@outbound/local/dynamo-local';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** Its database is reached only with these (made at its start). */
+    dynamoCredentials: LocalCredentials;
   }
 }
 
@@ -11,5 +13,6 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamoLocal('memory');
   project.provide('dynamoEndpoint', dynamo.endpoint);
+  project.provide('dynamoCredentials', dynamo.credentials);
   return () => dynamo.stop();
 }

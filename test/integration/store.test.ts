@@ -9,7 +9,8 @@ import type { Condition, Store } from '@outbound/core/ports/store';
 import { assertLocal, ensureTable, localDynamoClient } from '@outbound/local/dynamo-local';
 
 const endpoint = inject('dynamoEndpoint');
-const client = localDynamoClient(endpoint);
+const credentials = inject('dynamoCredentials');
+const client = localDynamoClient(endpoint, credentials);
 const dynamo = new DynamoStore(client, `store-${randomUUID()}`);
 
 beforeAll(async () => {
@@ -20,7 +21,7 @@ afterAll(() => client.destroy());
 describe('DynamoStore on DynamoDB Local', () => {
   it('refuses any endpoint that is not on this machine', () => {
     expect(() => assertLocal('https://dynamodb.us-east-1.amazonaws.com')).toThrow(/only talks to stand-ins/);
-    expect(() => localDynamoClient('http://10.0.0.5:8000')).toThrow(/only talks to stand-ins/);
+    expect(() => localDynamoClient('http://10.0.0.5:8000', credentials)).toThrow(/only talks to stand-ins/);
     expect(() => assertLocal(endpoint)).not.toThrow();
   });
 });
@@ -480,7 +481,7 @@ describe('DynamoStore on DynamoDB Local, faults', () => {
   const store = dynamo;
   it('tries a transaction cancelled by a conflict again with the same request token, so it applies once', async () => {
     // DynamoDB Local never reports TransactionConflict: two cancellations are injected in front of the real call.
-    const faulty = localDynamoClient(endpoint);
+    const faulty = localDynamoClient(endpoint, credentials);
     const tokens: string[] = [];
     let conflicts = 2;
     faulty.middlewareStack.add(

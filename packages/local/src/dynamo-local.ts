@@ -1,16 +1,78 @@
 import { CreateTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'node:child_process';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { table } from '@outbound/functions/manifest';
-import { freePort, localCredentials } from './net.ts';
+import { freePort, startCredentials } from './net.ts';
+
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 export interface DynamoLocal {
   endpoint: string;
+  /** The only credentials that reach this instance's database (see dynamoCredentials). */
+  credentials: LocalCredentials;
   stop(): Promise<void>;
 }
+
+/** The region every local client signs with: it is part of the database file's name. */
+const LOCAL_REGION = 'us-east-1';
+const CREDENTIALS_FILE = 'credentials.json';
+/** The one file DynamoDB Local kept with -sharedDb, before each key had a database of its own. */
+const SHARED_DB_FILE = 'shared-local-instance.db';
+
+/**
+ * The credentials of the database in `dir`, made at its first start and kept
+ * in `<dir>/credentials.json` (0600). Without -sharedDb DynamoDB Local keeps
+ * one database per access key id and region (`<keyId>_<region>.db`) and
+ * checks no signature, so the key id is what keeps another local process
+ * out: a client without it sees an empty database of its own.
+ */
+export async function dynamoCredentials(dir: string): Promise<LocalCredentials> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, CREDENTIALS_FILE);
+  try {
+    // 'wx': a concurrent start (the engine and `npm run user`) never replaces a key the other already uses.
+    await writeFile(path, JSON.stringify(startCredentials()), { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const { mode } = await stat(path);
+  if (mode & 0o077) {
+    throw new Error(`DynamoDB Local: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`);
+  }
+  let saved: Partial<LocalCredentials> = {};
+  try {
+    saved = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    /* not JSON: refused below with the same sentence */
+  }
+  // DynamoDB Local takes only letters and digits in a key id.
+  if (typeof saved?.accessKeyId !== 'string' || !/^[A-Za-z0-9]+$/.test(saved.accessKeyId) || typeof saved.secretAccessKey !== 'string') {
+    throw new Error(`DynamoDB Local: ${path} does not hold the credentials this engine wrote; restore the right file or choose another data directory.`);
+  }
+  return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
+}
+
+/**
+ * A data directory from before the credentials holds its table in the shared
+ * database file: it becomes the key's own database (the same SQLite file, with
+ * any journal beside it), so the upgrade keeps every row.
+ */
+async function adoptSharedDatabase(dir: string, credentials: LocalCredentials): Promise<void> {
+  const keyed = join(dir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`);
+  if (!(await exists(join(dir, SHARED_DB_FILE))) || (await exists(keyed))) return;
+  for (const suffix of ['-journal', '-wal', '-shm', '']) {
+    const from = join(dir, SHARED_DB_FILE + suffix);
+    if (await exists(from)) await rename(from, keyed + suffix);
+  }
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
 
 async function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -40,25 +102,30 @@ async function jarDir(): Promise<string> {
  * its host, when the Java installed can compile it).
  */
 export async function startDynamoLocal(dir: string | 'memory'): Promise<DynamoLocal> {
-  if (dir !== 'memory') await mkdir(dir, { recursive: true });
+  // In memory nothing outlives the process, so neither do its credentials.
+  const credentials = dir === 'memory' ? startCredentials() : await dynamoCredentials(dir);
+  if (dir !== 'memory') await adoptSharedDatabase(dir, credentials);
   const storage = dir === 'memory' ? ['-inMemory'] : ['-dbPath', resolve(dir)];
-  const flags = ['-sharedDb', '-disableTelemetry', ...storage];
+  // No -sharedDb: each access key id gets a database of its own, and only the engine's clients know this one.
+  const flags = ['-disableTelemetry', ...storage];
+  let started: Omit<DynamoLocal, 'credentials'>;
   try {
     // On loopback only, through a small launcher (Java's single-file source mode needs the JDK's compiler).
-    return await spawnDynamoLocal(['-cp', 'DynamoDBLocal.jar', LOOPBACK_LAUNCHER], flags, true);
+    started = await spawnDynamoLocal(['-cp', 'DynamoDBLocal.jar', LOOPBACK_LAUNCHER], flags, true);
   } catch (err) {
     if (!(err instanceof LauncherUnavailableError)) throw err;
     // A Java runtime without a compiler: the jar as it is, on every interface (docs/security.md says what that exposes).
     console.warn('DynamoDB Local listens on every interface: this Java runtime cannot run the loopback launcher (install a JDK to keep it on 127.0.0.1).');
-    return spawnDynamoLocal(['-jar', 'DynamoDBLocal.jar'], flags, false);
+    started = await spawnDynamoLocal(['-jar', 'DynamoDBLocal.jar'], flags, false);
   }
+  return { ...started, credentials };
 }
 
 const LOOPBACK_LAUNCHER = resolve(import.meta.dirname, '../java/LoopbackDynamoDB.java');
 
 class LauncherUnavailableError extends Error {}
 
-async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly: boolean): Promise<DynamoLocal> {
+async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly: boolean): Promise<Omit<DynamoLocal, 'credentials'>> {
   const port = await freePort();
   const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', ...launch, '-port', String(port), ...flags], { cwd: await jarDir(), stdio: 'pipe' });
   let output = '';
@@ -100,9 +167,10 @@ async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly:
   };
 }
 
-export function localDynamoClient(endpoint: string): DynamoDBClient {
+/** A client of the local instance's database: `credentials` are the ones it was started with. */
+export function localDynamoClient(endpoint: string, credentials: LocalCredentials): DynamoDBClient {
   assertLocal(endpoint);
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
 }
 
 /** Local code and tests refuse any endpoint that is not on this machine. */

@@ -17,10 +17,9 @@ import { buildDeps, restrictTo, withDeps } from '@outbound/functions/lib/deps';
 import { aiKit } from '@outbound/functions/lib/kits/ai';
 import { mailKit } from '@outbound/functions/lib/kits/mail';
 import type { OAuthApp, OAuthProviderName } from '@outbound/core/ports/oauth';
-import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local.ts';
+import { ensureTable, localDynamoClient, startDynamoLocal, type DynamoLocal, type LocalCredentials } from './dynamo-local.ts';
 import { createHttpAdapter, lambdaContext, type LambdaHandler } from './http-adapter.ts';
 import { startLocalKms } from './kms-server.ts';
-import { localCredentials } from './net.ts';
 import { startSqsLocal } from './sqs-local.ts';
 import { startQueueConsumer } from './queue-consumer.ts';
 import { SqsSendQueue } from '@outbound/aws/sqs-queue';
@@ -63,6 +62,8 @@ export interface EngineOptions {
   importAnswerWithinMs?: number;
   /** Use a DynamoDB Local that is already running (tests share one) instead of starting one. */
   dynamoEndpoint?: string;
+  /** The credentials that DynamoDB Local was started with: its database is the one these reach. */
+  dynamoCredentials?: LocalCredentials;
   admin?: { email: string; password: string };
   /** '' for an installation without a domain for the built-in unsubscribe page. */
   publicBaseUrl?: string;
@@ -121,12 +122,13 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       await chmod(dataDir, 0o700);
     }
     let dynamo: DynamoLocal | undefined;
+    if (opts.dynamoEndpoint && !opts.dynamoCredentials) throw new Error('dynamoEndpoint needs dynamoCredentials: the ones that DynamoDB Local was started with.');
     if (!opts.dynamoEndpoint) {
       dynamo = await startDynamoLocal(inMemory ? 'memory' : join(dataDir, 'dynamodb'));
       cleanups.push(() => dynamo!.stop());
     }
     const dynamoEndpoint = opts.dynamoEndpoint ?? dynamo!.endpoint;
-    const dynamoClient = localDynamoClient(dynamoEndpoint);
+    const dynamoClient = localDynamoClient(dynamoEndpoint, opts.dynamoCredentials ?? dynamo!.credentials);
     cleanups.push(async () => dynamoClient.destroy());
     await ensureTable(dynamoClient, tableName);
 

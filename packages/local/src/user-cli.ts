@@ -17,7 +17,7 @@ import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { systemClock } from '@outbound/core/ports/clock';
 import * as users from '@outbound/core/user/index';
 import { parse } from '@outbound/core/validate';
-import { ensureTable, localDynamoClient, startDynamoLocal } from './dynamo-local.ts';
+import { dynamoCredentials, ensureTable, localDynamoClient, startDynamoLocal } from './dynamo-local.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -107,8 +107,10 @@ async function main() {
   parse(users.UserInput, { email, password }); // a clear message before any process starts
 
   const running = await runningEngine(dataDir);
-  const dynamo = running ? undefined : await startDynamoLocal(join(dataDir, 'dynamodb'));
-  const client = localDynamoClient(running?.dynamoEndpoint ?? dynamo!.endpoint);
+  const dynamoDir = join(dataDir, 'dynamodb');
+  const dynamo = running ? undefined : await startDynamoLocal(dynamoDir);
+  // The running engine's database is reached with the key kept in DATA_DIR, as the engine reaches it.
+  const client = running ? localDynamoClient(running.dynamoEndpoint, await dynamoCredentials(dynamoDir)) : localDynamoClient(dynamo!.endpoint, dynamo!.credentials);
   try {
     const tableName = running?.tableName ?? 'outbound';
     if (!running) await ensureTable(client, tableName);
