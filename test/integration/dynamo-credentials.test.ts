@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -95,6 +95,36 @@ describe('a data directory from before the credentials', () => {
       engine.destroy();
       other.destroy();
       await dynamo.stop();
+    }
+  });
+});
+
+describe('a key file deleted beside its database', () => {
+  let dir: string | undefined;
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('takes the key id back from the database file, so the table is not lost', { timeout: 180_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'outbound-ddb-lostkey-'));
+    const first = await startDynamoLocal(dir);
+    const firstKey = first.credentials.accessKeyId;
+    const writer = localDynamoClient(first.endpoint, first.credentials);
+    await ensureTable(writer, 'outbound');
+    await writer.send(new PutItemCommand({ TableName: 'outbound', Item: item }));
+    writer.destroy();
+    await first.stop();
+
+    await unlink(join(dir, 'credentials.json'));
+    const again = await startDynamoLocal(dir);
+    const reader = localDynamoClient(again.endpoint, again.credentials);
+    try {
+      expect(again.credentials.accessKeyId).toBe(firstKey);
+      expect((await stat(join(dir, 'credentials.json'))).mode & 0o777).toBe(0o600);
+      expect((await reader.send(new GetItemCommand({ TableName: 'outbound', Key: { pk: item.pk, sk: item.sk } }))).Item).toEqual(item);
+    } finally {
+      reader.destroy();
+      await again.stop();
     }
   });
 });

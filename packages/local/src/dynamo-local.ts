@@ -35,11 +35,13 @@ const SHARED_DB_FILE = 'shared-local-instance.db';
 export async function dynamoCredentials(dir: string): Promise<LocalCredentials> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, CREDENTIALS_FILE);
-  try {
-    // 'wx': a concurrent start (the engine and `npm run user`) never replaces a key the other already uses.
-    await writeFile(path, JSON.stringify(startCredentials()), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  if (!(await exists(path))) {
+    try {
+      // 'wx': a concurrent start (the engine and `npm run user`) never replaces a key the other already uses.
+      await writeFile(path, JSON.stringify({ ...startCredentials(), ...(await orphanedKeyId(dir)) }), { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
   const { mode } = await stat(path);
   if (mode & 0o077) {
@@ -56,6 +58,20 @@ export async function dynamoCredentials(dir: string): Promise<LocalCredentials> 
     throw new Error(`DynamoDB Local: ${path} does not hold the credentials this engine wrote; restore the right file or choose another data directory.`);
   }
   return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
+}
+
+/**
+ * A key file deleted beside the database it opened would otherwise start an
+ * empty table and look like lost data. The key id is the database file's own
+ * name (DynamoDB Local checks no secret), so it is taken back from there; with
+ * several databases the right one cannot be told, and the start stops.
+ */
+async function orphanedKeyId(dir: string): Promise<{ accessKeyId?: string }> {
+  const keyed = (await readdir(dir)).map((f) => new RegExp(`^([A-Za-z0-9]+)_${LOCAL_REGION}\\.db$`).exec(f)?.[1]).filter((id): id is string => Boolean(id));
+  if (keyed.length > 1) {
+    throw new Error(`DynamoDB Local: ${join(dir, CREDENTIALS_FILE)} is missing and ${dir} holds ${keyed.length} databases; restore the file, or keep only the database to use.`);
+  }
+  return keyed.length ? { accessKeyId: keyed[0] } : {};
 }
 
 /**
