@@ -284,7 +284,8 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
       return true;
     }
     deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
-    return move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now(), lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
+    const now = deps.clock.now();
+    return move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;

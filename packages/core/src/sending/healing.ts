@@ -14,11 +14,11 @@ import { leadKey, leadsOfCampaign } from '../lead/keys.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { transition } from '../lead/sequence.ts';
 import { createJob, move } from './jobs.ts';
+import { followUpAt } from './due.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
 import { healCursorKey, isPlanning, jobId, jobKey } from './keys.ts';
 import { planNewLead } from './first-emails.ts';
 
-const DAY = 86_400_000;
 /** Leads of one campaign looked at per sweep: the work of a tick stays bounded whatever the campaign's size. */
 export const HEAL_PAGE = 200;
 /** Wall ms between sweeps in one process (the first tick of a process sweeps at once). */
@@ -124,12 +124,12 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
   if (next === 'unpark') {
     // The campaign is running: a job parked while it was paused and missed by the launch goes back on the plan.
     let moved = false;
-    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(job.dueAt, now) } }))) moved = true;
+    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } }))) moved = true;
     return moved;
   }
   if (next.step === 0) return planNewLead(deps, campaign, lead);
   // A follow-up waits its waitDays from the last send, from the lead's pinned mailbox, as a send's record plans it.
   const waitDays = campaign.steps[next.step - 1]?.waitDays ?? 0;
   const lastSent = Date.parse(lead.lastSentAt ?? '') || now;
-  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: Math.max(now, lastSent + waitDays * DAY), mailboxId: lead.mailboxId }, now);
+  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), mailboxId: lead.mailboxId }, now);
 }

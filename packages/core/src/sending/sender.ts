@@ -126,7 +126,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   const ctl: JobControl = {
     now,
     reschedule: async (dueAt, lastError) =>
-      (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(dueAt, now), ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
+      (await move(deps, job, 'SCHEDULED', { due: { at: dueAt, now }, set: { ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
     cancel: async (reason) => ((await move(deps, job, 'CANCELLED', { set: { reason } })) ? 'cancelled' : 'ignored'),
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
@@ -500,7 +500,7 @@ async function recordFailure(
     case 'auth':
       await deps.store.update(mailboxKey(f.mailbox.id), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
       await refundDailySend(deps, f.mailbox.id, f.day);
-      await move(deps, job, 'SCHEDULED', { set: { dueAt: now, lastError } });
+      await move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError } });
       return 'rescheduled';
     default:
       return retryLater(deps, f, lastError);
@@ -517,6 +517,6 @@ async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: st
     await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
     return 'failed';
   }
-  await move(deps, job, 'SCHEDULED', { set: { dueAt: now + wait * 60_000, lastError } });
+  await move(deps, job, 'SCHEDULED', { due: { at: now + wait * 60_000, now }, set: { lastError } });
   return 'rescheduled';
 }
