@@ -12,7 +12,7 @@ import { allCampaigns } from '../campaign/keys.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { leadKey, leadsOfCampaign } from '../lead/keys.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
-import { transition } from '../lead/sequence.ts';
+import { sendable, transition } from '../lead/sequence.ts';
 import { createJob, move } from './jobs.ts';
 import { followUpAt } from './due.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
@@ -26,8 +26,6 @@ export const HEAL_EVERY_MS = 3 * 60_000;
 /** A NEW lead stored this recently (wall ms) may still be on its way to its first job: not a defect yet. */
 const FRESH_MS = 2 * 60_000;
 
-/** Statuses that still wait for a send; the others are final. */
-const MOVING = new Set(['NEW', 'CONTACTED']);
 /** Job states that will move a lead on by themselves. */
 const OPEN = new Set(['SCHEDULED', 'QUEUED', 'CLAIMED']);
 
@@ -61,7 +59,7 @@ async function sweepCampaign(deps: Deps, campaign: Campaign): Promise<number> {
   const page = await deps.store.query({ ...leadsOfCampaign(campaign.id), limit: HEAL_PAGE, cursor: typeof cursor === 'string' ? cursor : undefined });
   await deps.store.put({ ...healCursorKey(campaign.id), cursor: page.cursor ?? null });
   const wallNow = deps.wallClock.now();
-  const waiting = page.items.map(leadFromItem).filter((l) => MOVING.has(l.status) && !l.erased && !(l.status === 'NEW' && recent(l.createdAt, wallNow)));
+  const waiting = page.items.map(leadFromItem).filter((l) => sendable(l) && !(l.status === 'NEW' && recent(l.createdAt, wallNow)));
   if (!waiting.length) return 0;
   // Each waiting lead with every job of its sequence, in one consistent batch: the record of a send moves the job,
   // the lead and the next job in one transaction, so this read never sees a send half recorded.
@@ -87,7 +85,7 @@ type Next = { step: number } | 'complete' | 'unpark' | 'none';
 
 /** A lead that waits with no open job is moved on; logged and counted only when this sweep did it (a planner or a send may be first). */
 async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<number, Job>): Promise<boolean> {
-  if (!MOVING.has(lead.status) || lead.erased) return false;
+  if (!sendable(lead)) return false;
   const next = nextFor(lead, jobs, 1 + campaign.steps.length);
   if (next === 'none' || !(await apply(deps, campaign, lead, jobs, next))) return false;
   deps.log.warn('a lead was waiting with no job to move it; moved it on', {

@@ -113,6 +113,17 @@ export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Co
 /** Counts a job taken as sent without the server's answer (it is counted SENT by its move too); fold it with that move's counter. */
 export const countUnconfirmedOp = (id: string): TransactOp => ({ update: queueCounterKey(id), change: { add: { [stateCounter(UNCONFIRMED)]: 1 } } });
 
+/** What a job taken as sent without the server's answer carries: the flag and the reason, shown with the job. */
+const UNCONFIRMED_FIELDS = { unconfirmed: true, lastError: 'outcome unknown: taken as sent (no Sent folder could say), never resent' };
+
+/** The writes that make a claimed job SENT, and count it as unconfirmed when its outcome is unknown. */
+export function sentJobOps(job: Job, set: Record<string, unknown>, unconfirmed: boolean): TransactOp[] {
+  return [
+    ...moveOps(job, 'SENT', { set: { ...set, ...(unconfirmed ? UNCONFIRMED_FIELDS : {}) }, remove: ['aiBody'] }),
+    ...(unconfirmed ? [countUnconfirmedOp(job.id)] : []),
+  ];
+}
+
 /** Moves a job; false when it had already moved (another instance, a redelivery). */
 export async function move(
   deps: Pick<Deps, 'store'>,

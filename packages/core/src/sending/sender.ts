@@ -486,7 +486,6 @@ async function recordFailure(
     case 'permanent': {
       const bounce = smtpBounce(result.code, result.detail);
       if (bounce.hard) {
-        deps.metrics.count('Bounces');
         await f.plan.recordBounce(job, f.mailbox, lastError, bounce);
         return 'bounced';
       }
