@@ -14,6 +14,7 @@ import * as facts from '../lead/facts.ts';
 import { imapLogin } from '../mailbox/access.ts';
 import { composeEmail, type Composed } from './compose.ts';
 import { foldCounters, move, sentJobOps } from './jobs.ts';
+import { accepted } from './outcome.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
@@ -170,8 +171,7 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     // A claim always stores its Message-ID; without one there is nothing the folder could be found to hold.
     const found = job.messageId !== undefined && (await deps.mailReader.sentContains(await imapLogin(deps, mailbox), job.messageId));
     if (found) {
-      deps.metrics.count('EmailsSent');
-      await settleSent(deps, job, { note: 'found in the Sent folder' });
+      await accepted(deps, () => settleSent(deps, job, { note: 'found in the Sent folder' }));
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;
     }
