@@ -58,6 +58,18 @@ export function sendCountOp(campaignId: string, mailboxId: string, pair: Breaker
   return { update: pairDayKey(campaignId, mailboxId, pair.epoch, utcDay(now)), change: { add: { sends: 1 } } };
 }
 
+/**
+ * A bounce's counts, for the transaction that records it (lead/facts.ts):
+ * one bounce (and its send, for a bounce at SMTP time, which no send record
+ * counted) in the epoch of the pair as read, and the time of its last bounce.
+ */
+export function bounceCountOps(campaignId: string, mailboxId: string, pair: BreakerPair, now: number, withSend: boolean): TransactOp[] {
+  return [
+    { update: pairDayKey(campaignId, mailboxId, pair.epoch, utcDay(now)), change: { add: { bounces: 1, ...(withSend ? { sends: 1 } : {}) } } },
+    { update: pairKey(campaignId, mailboxId), change: { set: { lastBounceAt: now } } },
+  ];
+}
+
 /** Whether a send must look at the pair's rate: only a pair with a bounce in its window can trip (a send lowers the rate, but may reach MIN_SENDS). */
 export function bouncedLately(pair: BreakerPair, now: number): boolean {
   return !pair.tripped && (pair.lastBounceAt ?? 0) > now - WINDOW_DAYS * 86_400_000;

@@ -8,12 +8,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { NotFoundError } from '../errors.ts';
 import * as leads from '../lead/index.ts';
-import { suppressEverywhere } from '../lead/sequence.ts';
+import * as facts from '../lead/facts.ts';
 import { deletedLeadFromItem, type Lead } from '../lead/entity.ts';
 import { seedKey } from '../seed/keys.ts';
 import { fromItem as seedFromItem, type Seed } from '../seed/entity.ts';
 import { installSecret } from '../settings/index.ts';
-import * as suppression from '../suppression/index.ts';
 import { deletedLeadKey } from '../lead/keys.ts';
 
 type D = Pick<Deps, 'store' | 'keys'>;
@@ -120,7 +119,7 @@ export async function unsubscribe(
   const { email, lead, seed, addressHash } = recipient;
   // A deleted lead: its address is suppressed by the hash that stayed (the row, and its other campaigns' rows by address, are gone or stopped at send time).
   if (addressHash) {
-    await suppression.suppressHash(deps, addressHash, 'unsubscribe');
+    await facts.unsubscribed(deps, { addressHash });
     return { ok: true, email };
   }
   if (seed) {
@@ -133,7 +132,6 @@ export async function unsubscribe(
   }
   // Erasure already suppressed the real address and every row of it; the row now holds a placeholder.
   if (lead?.erased) return { ok: true, email };
-  await suppression.suppress(deps, email, 'unsubscribe');
-  await suppressEverywhere(deps, email);
+  await facts.unsubscribed(deps, { email });
   return { ok: true, email };
 }

@@ -8,14 +8,14 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
-import * as breaker from '../guardrails/breaker.ts';
-import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, withoutPinIndex } from '../lead/keys.ts';
-import { rowsOf, suppressEverywhere, transition } from '../lead/sequence.ts';
+import { campaignKey } from '../campaign/keys.ts';
+import { leadKey } from '../lead/keys.ts';
+import { rowsOf } from '../lead/sequence.ts';
+import * as facts from '../lead/facts.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { fromItem as leadFromItem, type Lead, type LeadBounce } from '../lead/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
-import { cancelOpenJobs, delayOpenJobs } from '../sending/jobs.ts';
+import { delayOpenJobs } from '../sending/jobs.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf, type Classified } from './classify.ts';
 import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './entity.ts';
@@ -113,17 +113,24 @@ export const MAX_REPORT_RECIPIENTS = 5;
  * report may change the address everywhere. Unconfirmed: anyone can write a report naming an address,
  * so it reaches only that address's lead most recently mailed from this mailbox.
  */
-async function reportedLead(deps: D, address: string | undefined, originalId: string | undefined, mailboxId: string, refs: Map<string, SentRef>): Promise<{ lead: Lead; confirmed: boolean } | undefined> {
+async function reportedLead(
+  deps: D,
+  address: string | undefined,
+  originalId: string | undefined,
+  mailboxId: string,
+  refs: Map<string, SentRef>,
+): Promise<{ lead: Lead; confirmed: boolean; sentFrom: string } | undefined> {
   const ref = originalId ? refs.get(originalId) : undefined;
   if (ref) {
     const row = await deps.store.get(leadKey(ref.leadId));
     const lead = row && leadFromItem(row);
-    // A complaint may name no recipient (providers redact it): the returned email says who it was.
-    if (lead && !lead.erased && (address === undefined || lead.email.toLowerCase() === address)) return { lead, confirmed: true };
+    // A complaint may name no recipient (providers redact it): the returned email says who it was, and which mailbox it went from.
+    if (lead && !lead.erased && (address === undefined || lead.email.toLowerCase() === address)) return { lead, confirmed: true, sentFrom: ref.mailboxId };
   }
   if (address === undefined) return undefined;
   const [lead] = await pinnedRowsOf(deps, address, mailboxId);
-  return lead && { lead, confirmed: false };
+  // Only leads pinned to this mailbox are found this way: it is the one their emails went from.
+  return lead && { lead, confirmed: false, sentFrom: mailboxId };
 }
 
 const iso = (deps: Pick<Deps, 'clock'>) => new Date(deps.clock.now()).toISOString();
@@ -187,7 +194,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         const found = await reportedLead(deps, r.recipient, c.originalMessageId, mailboxId, refs);
         if (!found) continue;
         any = true;
-        const { lead, confirmed } = found;
+        const { lead, confirmed, sentFrom } = found;
         const diagnostic = r.diagnostic?.slice(0, 300);
         const note: LeadBounce = { status: r.status, reason: r.reason, hard: r.hard, ...(diagnostic ? { diagnostic } : {}), via: 'report', confirmed, at: new Date(m.receivedAt).toISOString() };
         const fresh = await record(deps, 'BOUNCE', mailbox, m, lead, {
@@ -198,7 +205,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
           hard: r.hard,
           confirmed,
         });
-        if (r.hard) await bounce(deps, lead, mailboxId, note);
+        if (r.hard) await facts.bounced(deps, lead, { source: 'report', sentFrom, note });
         else if (fresh) await softBounce(deps, lead, note);
       }
       return any ? 'BOUNCE' : 'IGNORED';
@@ -213,7 +220,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         any = true;
         const { lead, confirmed } = found;
         await record(deps, 'COMPLAINT', mailbox, m, lead, { fromEmail: lead.email, confirmed });
-        await complain(deps, lead, confirmed);
+        await facts.complained(deps, lead, confirmed);
       }
       return any ? 'COMPLAINT' : 'IGNORED';
     }
@@ -229,14 +236,9 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
       const lead = (await leadByThread(deps, c.threadIds, refs)) ?? (m.from ? (await pinnedRowsOf(deps, m.from, mailboxId))[0] : undefined);
       if (!lead) return 'IGNORED';
       const fresh = await record(deps, 'REPLY', mailbox, m, lead);
-      // The sequence stops at once: the lead's status (which the send path checks right before SMTP) and its open jobs.
-      const moved = await transition(deps, lead, 'REPLIED', {
-        set: { repliedAt: new Date(m.receivedAt).toISOString() },
-        campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps) } },
-      });
-      if (moved) deps.metrics.count('Replies');
+      const moved = await facts.replied(deps, lead, m.receivedAt);
+      // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
-      await cancelOpenJobs(deps, lead.id, 'the lead replied');
       return 'REPLY';
     }
     default:
@@ -252,29 +254,6 @@ function cappedReport<T>(deps: D, mailbox: Mailbox, m: InboundMessage, recipient
   return recipients.slice(0, MAX_REPORT_RECIPIENTS);
 }
 
-/**
- * A hard bounce: the lead is BOUNCED and its open jobs cancelled. Confirmed by the returned
- * email, the address is also suppressed everywhere and the pair's breaker counts one bounce
- * (once: only the move that made the lead BOUNCED counts, so a report read twice counts once).
- */
-async function bounce(deps: D, lead: Lead, mailboxId: string, note: LeadBounce): Promise<void> {
-  const moved = await transition(deps, lead, 'BOUNCED', { set: { bounce: note }, campaign: { set: { lastActivityAt: iso(deps) } } });
-  await cancelOpenJobs(deps, lead.id, 'the address bounced');
-  if (!note.confirmed) {
-    if (moved) {
-      deps.metrics.count('UnconfirmedReports');
-      deps.log.warn('a bounce report returned no email the engine sent to this address: only this lead stopped, nothing suppressed or counted', { leadId: lead.id, mailboxId });
-    }
-    return;
-  }
-  await suppression.suppress(deps, lead.email, 'bounce');
-  await suppressEverywhere(deps, lead.email, lead.id);
-  if (moved) {
-    deps.metrics.count('Bounces');
-    await breaker.recordBounce(deps, lead.campaignId, mailboxId);
-  }
-}
-
 /** A soft bounce (full mailbox, rate limit, the sender's reputation...): noted on the lead's row, nothing stops. */
 async function softBounce(deps: D, lead: Lead, note: LeadBounce): Promise<void> {
   deps.metrics.count('SoftBounces');
@@ -284,20 +263,6 @@ async function softBounce(deps: D, lead: Lead, note: LeadBounce): Promise<void> 
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }
-}
-
-/**
- * A complaint: confirmed by the returned email, the address is suppressed in every campaign;
- * unconfirmed, only this lead's sequence ends (SUPPRESSED), and the list is left alone.
- */
-async function complain(deps: D, lead: Lead, confirmed: boolean): Promise<void> {
-  if (confirmed) {
-    await suppression.suppress(deps, lead.email, 'complaint');
-    await suppressEverywhere(deps, lead.email);
-  } else if (await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: withoutPinIndex() })) {
-    deps.metrics.count('UnconfirmedReports');
-  }
-  await cancelOpenJobs(deps, lead.id, 'the recipient complained');
 }
 
 /**

@@ -16,7 +16,8 @@ import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toIte
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import type { LeadPageView, LeadView } from './lead.view.ts';
 import { newId } from '../ids.ts';
-import { rowsOf, suppressEverywhere, transition } from './sequence.ts';
+import { rowsOf } from './sequence.ts';
+import { suppressAddress } from './facts.ts';
 import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
@@ -202,8 +203,7 @@ export async function get(deps: Pick<Deps, 'store'>, id: string) {
 /** Suppresses the lead's address in every campaign (install-wide list) and answers the lead row. */
 export async function suppress(deps: D, id: string) {
   const lead = await get(deps, id);
-  await suppression.suppress(deps, lead.email, 'manual');
-  await suppressEverywhere(deps, lead.email);
+  await suppressAddress(deps, lead.email, 'manual');
   return toLead(await get(deps, id));
 }
 
@@ -217,10 +217,10 @@ export const EraseInput = z.strictObject({ email: Email });
 
 export async function erase(deps: D, body: unknown): Promise<{ erased: number }> {
   const { email } = parse(EraseInput, body);
-  await suppression.suppress(deps, email, 'erased');
+  // Suppressed and stopped first, so no row is mailed while it is being erased.
+  await suppressAddress(deps, email, 'erased');
   let erased = 0;
   for (const lead of await rowsOf(deps, email)) {
-    await transition(deps, lead, 'SUPPRESSED');
     // What hangs off the row first (found by its id, safe to do twice), then the row and its field counts at once: an
     // erase stopped halfway and run again finds the row still under its address and finishes it, counting once.
     await eraseInbound(deps, lead.id);

@@ -1,28 +1,26 @@
 import type { Deps } from '../deps.ts';
-import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
-import type { TransactOp } from '../ports/store.ts';
-import * as breaker from '../guardrails/breaker.ts';
-import { pairFromItem, type BreakerPair } from '../guardrails/breaker.entity.ts';
+import { ConditionFailedError } from '../errors.ts';
+import { pairFromItem } from '../guardrails/breaker.entity.ts';
 import * as suppression from '../suppression/index.ts';
 import { pairKey } from '../guardrails/breaker.keys.ts';
 import { Reads } from './read-batch.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
-import { campaignKey, counter } from '../campaign/keys.ts';
-import { leadKey, pinIndex } from '../lead/keys.ts';
-import { FINAL, suppressEverywhere, transition } from '../lead/sequence.ts';
+import { campaignKey } from '../campaign/keys.ts';
+import { leadKey } from '../lead/keys.ts';
+import { sendable, sendableIf, transition } from '../lead/sequence.ts';
+import * as facts from '../lead/facts.ts';
 import { imapLogin } from '../mailbox/access.ts';
-import { sentMessageKey } from '../inbound/keys.ts';
 import { composeEmail, type Composed } from './compose.ts';
-import { countUnconfirmedOp, createJobOps, foldCounters, move, moveOps } from './jobs.ts';
+import { foldCounters, move, sentJobOps } from './jobs.ts';
+import { accepted } from './outcome.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 
 /** The mailboxes a job may go from, in order: the planned one first for a first email (rotation), the pinned one only for a follow-up. */
 function candidates(job: CampaignStepJob, campaign: Campaign, lead: Lead): string[] {
@@ -48,13 +46,13 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
 
   const lead = read.parsed(leadKey(job.leadId), leadFromItem);
   if (!lead) return ctl.cancel('lead deleted');
-  if (lead.erased || FINAL.has(lead.status)) return ctl.cancel(`lead ${lead.status.toLowerCase()}`);
+  if (!sendable(lead)) return ctl.cancel(`lead ${lead.status.toLowerCase()}`);
 
   // A job that is not going now looks at the suppression list first: a suppressed address ends the lead
   // everywhere rather than wait or end another way. (A job that goes has it checked in its claim.)
   const unlessSuppressed = async (outcome: () => Promise<SendOutcome>): Promise<SendOutcome> => {
     if (!(await suppression.isSuppressed(deps, lead.email))) return outcome();
-    await suppressEverywhere(deps, lead.email);
+    await facts.stopEverywhere(deps, lead.email);
     return ctl.cancel('address suppressed');
   };
   const step = job.step;
@@ -78,7 +76,7 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
   const aiBody = job.aiBody;
   /** The send recorded from what the claim composed: accepted by the server, or taken as sent after an unknown outcome. */
   const sent = (held: Job, mailbox: Mailbox, composed: Composed, unconfirmed?: true) =>
-    recordSent(deps, {
+    facts.sent(deps, {
       job: campaignStepOf(held),
       campaign,
       lead,
@@ -99,21 +97,17 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
     // Read again in the write that starts SMTP: a reply, bounce or stop that landed while the copy was written wins.
     guard: {
       key: leadKey(lead.id),
-      if: { and: [{ or: [{ attr: 'status', op: '=', value: 'NEW' }, { attr: 'status', op: '=', value: 'CONTACTED' }] }, { attr: 'erased', exists: false }] },
+      if: sendableIf(),
       reason: 'the lead replied, bounced or was stopped before the send',
     },
-    onSuppressed: () => suppressEverywhere(deps, lead.email),
+    onSuppressed: async () => void (await facts.stopEverywhere(deps, lead.email)),
     compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody }),
-    recordSent: (held, mailbox, composed) => sent(held, mailbox, composed),
+    recordSent: async (held, mailbox, composed) => void (await sent(held, mailbox, composed)),
     async recordBounce(held, mailbox, lastError, bounce) {
-      // A hard 5xx at RCPT or DATA is a bounce: the lead stops, the address is suppressed, the breaker counts it.
+      // A hard 5xx at RCPT or DATA is a bounce, read as a report's would be (lead/facts.ts).
       const at = new Date(deps.clock.now()).toISOString();
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: at } });
-      await transition(deps, lead, 'BOUNCED', { set: { bounce: { ...bounce, via: 'smtp', confirmed: true, at } } });
-      await suppression.suppress(deps, lead.email, 'bounce');
-      await suppressEverywhere(deps, lead.email, lead.id);
-      await breaker.recordSend(deps, campaign.id, mailbox.id);
-      await breaker.recordBounce(deps, campaign.id, mailbox.id);
+      await facts.bounced(deps, lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
     },
     async recordUnknown(held, mailbox, composed) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
@@ -135,107 +129,6 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
 function takenAsSent(deps: Deps, job: Job, mailboxId: string | undefined): void {
   deps.metrics.count('UnconfirmedSends');
   deps.log.warn('send outcome unknown: taken as sent, never resent', { jobId: job.id, mailboxId, messageId: job.messageId });
-}
-
-/** What an unconfirmed send writes on its job: the flag and the reason, shown with the job. */
-const UNCONFIRMED_FIELDS = { unconfirmed: true, lastError: 'outcome unknown: taken as sent (no Sent folder could say), never resent' };
-
-/** The writes that make a claimed job SENT, and count it as unconfirmed when its outcome is unknown. */
-function sentOps(job: Job, set: Record<string, unknown>, unconfirmed: boolean): TransactOp[] {
-  return [
-    ...moveOps(job, 'SENT', { set: { ...set, ...(unconfirmed ? UNCONFIRMED_FIELDS : {}) }, remove: ['aiBody'] }),
-    ...(unconfirmed ? [countUnconfirmedOp(job.id)] : []),
-  ];
-}
-
-/** Lead statuses a send moves on from (the others are final: the claim's guard refused them). */
-const MOVES_ON = new Set(['NEW', 'CONTACTED']);
-
-/**
- * The record right after SMTP said yes, in one transaction: the job is SENT,
- * the campaign counts it (and the lead's status move), the lead is pinned to
- * the mailbox with the thread to reply in and moves to CONTACTED (or
- * COMPLETED after the last step), the breaker counts the send, and the next
- * step is planned waitDays later. A lead that replied or was stopped since
- * the claim keeps its status; an erased or deleted one gets nothing back.
- */
-export async function recordSent(
-  deps: Deps,
-  s: {
-    job: CampaignStepJob;
-    campaign: Campaign;
-    lead: Lead;
-    mailbox: Mailbox;
-    subject: string;
-    messageId: string;
-    aiGenerated: boolean;
-    pair: BreakerPair;
-    /** The outcome was unknown and is taken as sent: the job says so and the queue counts it. */
-    unconfirmed?: boolean;
-  },
-): Promise<void> {
-  const now = deps.clock.now();
-  const step = s.job.step;
-  const next = s.campaign.steps[step];
-  const sentAt = new Date(now).toISOString();
-  const campaignId = s.campaign.id;
-  const mailboxId = s.mailbox.id;
-  const unconfirmed = Boolean(s.unconfirmed);
-  const sent = sentOps(s.job, { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, unconfirmed);
-  const counted = (statusMove: Record<string, number>): TransactOp[] => [
-    { update: campaignKey(campaignId), change: { add: { [counter.sent]: 1, ...statusMove }, set: { lastActivityAt: sentAt } } },
-    // What a reply's In-Reply-To or a bounce report's returned original will be looked up by.
-    { put: { ...sentMessageKey(s.messageId), jobId: s.job.id, leadId: s.lead.id, campaignId, mailboxId } },
-    breaker.sendCountOp(campaignId, mailboxId, s.pair, now),
-  ];
-  const withLead = (lead: Lead): TransactOp[] => {
-    const from = lead.status;
-    const to = next ? 'CONTACTED' : 'COMPLETED';
-    const moves = MOVES_ON.has(from) && from !== to;
-    const thread = lead.thread ?? {};
-    return [
-      ...sent,
-      ...counted(moves ? { [counter.status(from)]: -1, [counter.status(to)]: 1 } : {}),
-      {
-        update: leadKey(lead.id),
-        change: {
-          set: {
-            mailboxId,
-            ...pinIndex(mailboxId, lead.id),
-            thread: { firstSubject: thread.firstSubject ?? s.subject, messageIds: [...(thread.messageIds ?? []), s.messageId] },
-            stepsSent: step + 1,
-            lastSentAt: sentAt,
-            ...(moves ? { status: to, updatedAt: sentAt } : {}),
-          },
-          // Erased or deleted while this email was on its way: the row must not get the thread (its subject holds the person's words) back.
-          // The status it moves from is the one it had, so a reply recorded meanwhile is never overwritten.
-          if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }, { attr: 'status', op: '=', value: from }] },
-        },
-      },
-      ...(next && MOVES_ON.has(from)
-        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: now + next.waitDays * DAY, mailboxId, domainId: s.mailbox.domainId }, now)
-        : []),
-    ];
-  };
-  try {
-    await deps.store.transact(foldCounters(withLead(s.lead)));
-  } catch (err) {
-    if (!(err instanceof TransactionFailedError)) throw err;
-    const job = await deps.store.get(jobKey(s.job.id));
-    // This record went through already (a retry whose first answer was lost).
-    if (job?.state === 'SENT') return;
-    if (err.failed.includes(0)) throw err;
-    const row = await deps.store.get(leadKey(s.lead.id));
-    const lead = row && leadFromItem(row);
-    if (lead && !lead.erased) {
-      // It replied or was stopped since the claim: recorded as sent, its status kept, nothing more planned.
-      await deps.store.transact(foldCounters(withLead(lead)));
-    } else {
-      // The email went: it is recorded and counted, without its subject, and nothing follows it.
-      await deps.store.transact(foldCounters([...sentOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), ...counted({})]));
-    }
-  }
-  if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
 }
 
 /**
@@ -278,13 +171,13 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     // A claim always stores its Message-ID; without one there is nothing the folder could be found to hold.
     const found = job.messageId !== undefined && (await deps.mailReader.sentContains(await imapLogin(deps, mailbox), job.messageId));
     if (found) {
-      deps.metrics.count('EmailsSent');
-      await settleSent(deps, job, { note: 'found in the Sent folder' });
+      await accepted(deps, () => settleSent(deps, job, { note: 'found in the Sent folder' }));
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;
     }
     deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
-    return move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now(), lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
+    const now = deps.clock.now();
+    return move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;
@@ -313,14 +206,14 @@ async function settleSent(deps: Deps, claimed: Job, how: { note?: string; unconf
   if (!c || !l || !m || !mailboxId || messageId === undefined) {
     const set = { sentAt: new Date(deps.clock.now()).toISOString(), ...(how.note ? { lastError: how.note } : {}) };
     try {
-      await deps.store.transact(foldCounters(sentOps(job, set, unconfirmed)));
+      await deps.store.transact(foldCounters(sentJobOps(job, set, unconfirmed)));
     } catch (err) {
       // Settled already by another writer: nothing more to record.
       if (!(err instanceof ConditionFailedError)) throw err;
     }
     return;
   }
-  await recordSent(deps, {
+  await facts.sent(deps, {
     job,
     campaign: c,
     lead: l,

@@ -132,7 +132,8 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
   await eachLimited(stale, 8, async (job) => {
     if (!job.smtpStartedAt) {
       // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
-      const again = await move(deps, job, 'SCHEDULED', { set: { dueAt: deps.clock.now() }, remove: ['messageId', 'claimId'] }, [], [
+      const now = deps.clock.now();
+      const again = await move(deps, job, 'SCHEDULED', { due: { at: now, now }, remove: ['messageId', 'claimId'] }, [], [
         { attr: 'smtpStartedAt', exists: false },
         { attr: 'claimId', op: '=', value: job.claimId ?? '' },
       ]);

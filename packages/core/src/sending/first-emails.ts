@@ -82,7 +82,7 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   const now = deps.clock.now();
   const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
   for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
-    await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(job.dueAt, now) } });
+    await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } });
   }
   await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: withoutPlanningIndex() });
   // The first chunk now, before the dispatcher can see the campaign: two planners of one chunk would only

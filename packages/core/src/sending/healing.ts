@@ -12,13 +12,13 @@ import { allCampaigns } from '../campaign/keys.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { leadKey, leadsOfCampaign } from '../lead/keys.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
-import { transition } from '../lead/sequence.ts';
+import { sendable, transition } from '../lead/sequence.ts';
 import { createJob, move } from './jobs.ts';
+import { followUpAt } from './due.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
 import { healCursorKey, isPlanning, jobId, jobKey } from './keys.ts';
 import { planNewLead } from './first-emails.ts';
 
-const DAY = 86_400_000;
 /** Leads of one campaign looked at per sweep: the work of a tick stays bounded whatever the campaign's size. */
 export const HEAL_PAGE = 200;
 /** Wall ms between sweeps in one process (the first tick of a process sweeps at once). */
@@ -26,8 +26,6 @@ export const HEAL_EVERY_MS = 3 * 60_000;
 /** A NEW lead stored this recently (wall ms) may still be on its way to its first job: not a defect yet. */
 const FRESH_MS = 2 * 60_000;
 
-/** Statuses that still wait for a send; the others are final. */
-const MOVING = new Set(['NEW', 'CONTACTED']);
 /** Job states that will move a lead on by themselves. */
 const OPEN = new Set(['SCHEDULED', 'QUEUED', 'CLAIMED']);
 
@@ -61,7 +59,7 @@ async function sweepCampaign(deps: Deps, campaign: Campaign): Promise<number> {
   const page = await deps.store.query({ ...leadsOfCampaign(campaign.id), limit: HEAL_PAGE, cursor: typeof cursor === 'string' ? cursor : undefined });
   await deps.store.put({ ...healCursorKey(campaign.id), cursor: page.cursor ?? null });
   const wallNow = deps.wallClock.now();
-  const waiting = page.items.map(leadFromItem).filter((l) => MOVING.has(l.status) && !l.erased && !(l.status === 'NEW' && recent(l.createdAt, wallNow)));
+  const waiting = page.items.map(leadFromItem).filter((l) => sendable(l) && !(l.status === 'NEW' && recent(l.createdAt, wallNow)));
   if (!waiting.length) return 0;
   // Each waiting lead with every job of its sequence, in one consistent batch: the record of a send moves the job,
   // the lead and the next job in one transaction, so this read never sees a send half recorded.
@@ -87,7 +85,7 @@ type Next = { step: number } | 'complete' | 'unpark' | 'none';
 
 /** A lead that waits with no open job is moved on; logged and counted only when this sweep did it (a planner or a send may be first). */
 async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<number, Job>): Promise<boolean> {
-  if (!MOVING.has(lead.status) || lead.erased) return false;
+  if (!sendable(lead)) return false;
   const next = nextFor(lead, jobs, 1 + campaign.steps.length);
   if (next === 'none' || !(await apply(deps, campaign, lead, jobs, next))) return false;
   deps.log.warn('a lead was waiting with no job to move it; moved it on', {
@@ -124,12 +122,12 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
   if (next === 'unpark') {
     // The campaign is running: a job parked while it was paused and missed by the launch goes back on the plan.
     let moved = false;
-    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { set: { dueAt: Math.max(job.dueAt, now) } }))) moved = true;
+    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } }))) moved = true;
     return moved;
   }
   if (next.step === 0) return planNewLead(deps, campaign, lead);
   // A follow-up waits its waitDays from the last send, from the lead's pinned mailbox, as a send's record plans it.
   const waitDays = campaign.steps[next.step - 1]?.waitDays ?? 0;
   const lastSent = Date.parse(lead.lastSentAt ?? '') || now;
-  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: Math.max(now, lastSent + waitDays * DAY), mailboxId: lead.mailboxId }, now);
+  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), mailboxId: lead.mailboxId }, now);
 }

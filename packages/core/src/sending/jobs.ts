@@ -3,6 +3,7 @@ import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
 import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, jobKeysOfLead, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
+import { dueTime } from './due.ts';
 
 export type { Job, JobState } from './job.entity.ts';
 
@@ -43,7 +44,7 @@ export function newJob(spec: JobSpec, now: number): Item {
     ...spec.fields,
     mailboxId: spec.mailboxId,
     ...(spec.domainId ? { domainId: spec.domainId } : {}),
-    dueAt: spec.dueAt,
+    dueAt: dueTime(spec.dueAt, now),
     state: 'SCHEDULED',
     attempts: 0,
     createdAt: new Date(now).toISOString(),
@@ -79,9 +80,12 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
   }
 }
 
-/** What a move writes besides the state: any job fields (a new due time among them), fields it drops, and the wall time of a claim. */
+/** What a move writes besides the state: a new due time, any other job fields, fields it drops, and the wall time of a claim. */
 export interface JobChange {
-  set?: Record<string, unknown> & { dueAt?: number };
+  /** The due time only changes through `due` (dueTime): never in `set`. */
+  set?: Record<string, unknown> & { dueAt?: never };
+  /** Due again at `at` (engine ms), never before `now`. */
+  due?: { at: number; now: number };
   remove?: string[];
   wallNow?: number;
 }
@@ -93,9 +97,10 @@ export interface JobChange {
  */
 export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Condition[] = []): TransactOp[] {
   const from = job.state;
-  const set: Record<string, unknown> = { state: to, ...change.set };
+  const dueAt = change.due ? dueTime(change.due.at, change.due.now) : job.dueAt;
+  const set: Record<string, unknown> = { state: to, ...change.set, ...(change.due ? { dueAt } : {}) };
   const remove = [...(change.remove ?? [])];
-  if (INDEXED.has(to)) Object.assign(set, dueIndex(job.id, change.set?.dueAt ?? job.dueAt));
+  if (INDEXED.has(to)) Object.assign(set, dueIndex(job.id, dueAt));
   else remove.push(...withoutDueIndex());
   if (to === 'CLAIMED') Object.assign(set, claimedIndex(job.id, change.wallNow ?? Date.now()));
   else remove.push(...withoutClaimedIndex());
@@ -107,6 +112,17 @@ export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Co
 
 /** Counts a job taken as sent without the server's answer (it is counted SENT by its move too); fold it with that move's counter. */
 export const countUnconfirmedOp = (id: string): TransactOp => ({ update: queueCounterKey(id), change: { add: { [stateCounter(UNCONFIRMED)]: 1 } } });
+
+/** What a job taken as sent without the server's answer carries: the flag and the reason, shown with the job. */
+const UNCONFIRMED_FIELDS = { unconfirmed: true, lastError: 'outcome unknown: taken as sent (no Sent folder could say), never resent' };
+
+/** The writes that make a claimed job SENT, and count it as unconfirmed when its outcome is unknown. */
+export function sentJobOps(job: Job, set: Record<string, unknown>, unconfirmed: boolean): TransactOp[] {
+  return [
+    ...moveOps(job, 'SENT', { set: { ...set, ...(unconfirmed ? UNCONFIRMED_FIELDS : {}) }, remove: ['aiBody'] }),
+    ...(unconfirmed ? [countUnconfirmedOp(job.id)] : []),
+  ];
+}
 
 /** Moves a job; false when it had already moved (another instance, a redelivery). */
 export async function move(
@@ -212,12 +228,14 @@ export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, 
 }
 
 /** Moves a lead's open jobs that are due before `notBefore` (engine ms) to then. */
-export async function delayOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, notBefore: number): Promise<number> {
+export async function delayOpenJobs(deps: Pick<Deps, 'store' | 'clock'>, leadId: string, notBefore: number): Promise<number> {
   let delayed = 0;
+  const now = deps.clock.now();
   for (const job of await leadJobs(deps, leadId)) {
     if (!OPEN.has(job.state) || job.dueAt >= notBefore) continue;
     // A queued message will find the job SCHEDULED and leave it; the dispatcher queues it again when due.
-    if (await move(deps, job, job.state === 'PARKED' ? 'PARKED' : 'SCHEDULED', { set: { dueAt: notBefore, heldUntil: new Date(notBefore).toISOString() } })) delayed++;
+    const held = { due: { at: notBefore, now }, set: { heldUntil: new Date(notBefore).toISOString() } };
+    if (await move(deps, job, job.state === 'PARKED' ? 'PARKED' : 'SCHEDULED', held)) delayed++;
   }
   return delayed;
 }

@@ -4,6 +4,7 @@ import { installSecret } from '../settings/index.ts';
 import { allSuppressions, suppressionKey } from './keys.ts';
 import { fromItem, indexedFromItem, toItem, type SuppressionReason } from './entity.ts';
 import { installRecordKey } from '../settings/keys.ts';
+import type { TransactOp } from '../ports/store.ts';
 
 type D = Pick<Deps, 'store' | 'keys'>;
 export type { SuppressionReason } from './entity.ts';
@@ -26,6 +27,11 @@ export async function addressHasher(deps: D): Promise<(email: string) => string>
 export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string, reason: SuppressionReason): Promise<void> {
   const hash = await addressHash(deps, email);
   await deps.store.put(toItem(hash, reason, new Date(deps.wallClock.now()).toISOString()));
+}
+
+/** The list entry's write, for a caller's transaction (a bounce writes it with the lead's move). */
+export async function suppressOp(deps: D & Pick<Deps, 'wallClock'>, email: string, reason: SuppressionReason): Promise<Extract<TransactOp, { put: unknown }>> {
+  return { put: toItem(await addressHash(deps, email), reason, new Date(deps.wallClock.now()).toISOString()) };
 }
 
 /** Suppresses by the address's hash, when only the hash is left (a deleted lead's unsubscribe link). */
