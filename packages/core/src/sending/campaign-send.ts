@@ -145,7 +145,7 @@ async function settleUnknown(deps: Deps, job: Job): Promise<boolean> {
 }
 
 /** No Sent folder could say: recorded as sent, flagged unconfirmed. False when another writer settled it first. */
-async function takeAsSent(deps: Deps, job: Job): Promise<boolean> {
+export async function takeAsSent(deps: Deps, job: Job): Promise<boolean> {
   try {
     await settleSent(deps, job, { unconfirmed: true });
   } catch (err) {

@@ -96,6 +96,27 @@ describe('the sweep for leads left waiting', () => {
     expect(await getJob(deps, jobId(unplanned, 0))).toBeDefined();
   });
 
+  it('takes as sent a first email an older version ended FAILED with an unknown outcome, and the lead goes on in its thread', async () => {
+    const deps = unitDeps();
+    const { ids } = await sentFirstEmails(deps, ['a@client.com']);
+    const [id] = ids as [string];
+    const sent = (await getJob(deps, jobId(id, 0)))!;
+    // As the old sender left it: FAILED, never resent, its Message-ID kept; the lead NEW, unpinned, nothing planned.
+    await deps.store.delete(jobKey(jobId(id, 1)));
+    await move(deps, sent, 'FAILED', { set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again' } });
+    await deps.store.update(leadKey(id), { set: { status: 'NEW', stepsSent: 0 }, remove: ['mailboxId', 'thread', 'lastSentAt'] });
+
+    expect(await healWaitingLeads(deps, true)).toBe(1);
+    expect(await getJob(deps, jobId(id, 0))).toMatchObject({ state: 'SENT', unconfirmed: true, messageId: sent.messageId });
+    const lead = await leadOf(deps, id);
+    expect(lead).toMatchObject({ status: 'CONTACTED', stepsSent: 1, mailboxId: sent.mailboxId });
+    expect(lead.thread?.messageIds).toEqual([sent.messageId]);
+    expect(await getJob(deps, jobId(id, 1))).toMatchObject({ state: 'SCHEDULED', step: 1 });
+    expect(deps.metrics.counts.UnconfirmedSends).toBe(1);
+    // Healed once: the next sweep finds nothing to do (a job that failed for a known reason stays passed over, test above).
+    expect(await healWaitingLeads(deps, true)).toBe(0);
+  });
+
   it('looks at a bounded page of a campaign per sweep and goes round its leads in turn', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });

@@ -18,6 +18,7 @@ import { followUpAt } from './due.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
 import { healCursorKey, isPlanning, jobId, jobKey } from './keys.ts';
 import { planNewLead } from './first-emails.ts';
+import { takeAsSent } from './campaign-send.ts';
 
 /** Leads of one campaign looked at per sweep: the work of a tick stays bounded whatever the campaign's size. */
 export const HEAL_PAGE = 200;
@@ -80,8 +81,17 @@ async function sweepCampaign(deps: Deps, campaign: Campaign): Promise<number> {
 /** Whether an ISO time (wall clock) is less than FRESH_MS ago; a missing one is not. */
 const recent = (iso: string | undefined, wallNow: number) => Date.parse(iso ?? '') > wallNow - FRESH_MS;
 
-/** What the sequence says is next for a lead with no open job: a step to plan, the end, a parked job to put back, or nothing to do. */
-type Next = { step: number } | 'complete' | 'unpark' | 'none';
+/**
+ * What the sequence says is next for a lead with no open job: a step to plan, the end, a parked job to put back,
+ * a send of unknown outcome that older versions ended FAILED to take as sent, or nothing to do.
+ */
+type Next = { step: number } | { unknown: Job } | 'complete' | 'unpark' | 'none';
+
+/**
+ * Versions before unknown outcomes were taken as sent ended such a job FAILED ("outcome unknown", never resent),
+ * with its Message-ID: the email most likely went, so it is taken as sent now, and the lead moves on in its thread.
+ */
+const failedUnknown = (job: Job): boolean => job.state === 'FAILED' && Boolean(job.messageId) && /^outcome unknown/.test(job.lastError ?? '');
 
 /** A lead that waits with no open job is moved on; logged and counted only when this sweep did it (a planner or a send may be first). */
 async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<number, Job>): Promise<boolean> {
@@ -89,7 +99,7 @@ async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<nu
   const next = nextFor(lead, jobs, 1 + campaign.steps.length);
   if (next === 'none' || !(await apply(deps, campaign, lead, jobs, next))) return false;
   deps.log.warn('a lead was waiting with no job to move it; moved it on', {
-    leadId: lead.id, campaignId: campaign.id, status: lead.status, stepsSent: lead.stepsSent ?? 0, next: typeof next === 'string' ? next : `step ${next.step}`,
+    leadId: lead.id, campaignId: campaign.id, status: lead.status, stepsSent: lead.stepsSent ?? 0, next: typeof next === 'string' ? next : 'unknown' in next ? `job ${next.unknown.id} taken as sent` : `step ${next.step}`,
   });
   deps.metrics.count('LeadsHealed');
   return true;
@@ -110,6 +120,7 @@ export function nextFor(lead: Lead, jobs: Map<number, Job>, total: number): Next
     const job = jobs.get(step);
     // Sent but not on the lead: only a send still being recorded looks like this; left to its record.
     if (job?.state === 'SENT') return 'none';
+    if (job && failedUnknown(job)) return { unknown: job };
     if (job) continue;
     return step > 0 && !lead.mailboxId ? 'complete' : { step };
   }
@@ -125,6 +136,7 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
     for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } }))) moved = true;
     return moved;
   }
+  if ('unknown' in next) return takeAsSent(deps, next.unknown);
   if (next.step === 0) return planNewLead(deps, campaign, lead);
   // A follow-up waits its waitDays from the last send, from the lead's pinned mailbox, as a send's record plans it.
   const waitDays = campaign.steps[next.step - 1]?.waitDays ?? 0;
