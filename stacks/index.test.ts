@@ -158,7 +158,8 @@ describe('stacks map the manifest onto SST', () => {
   it('lets the sender’s role take, delete and look at the send queue’s messages, which subscribing by ARN does not grant (sst issue #5737)', () => {
     for (const [name, def] of defs) {
       const consume = d.fn(name).args.permissions.filter((p: { actions: string[] }) => p.actions.some((a) => SQS_CONSUME.includes(a as never)));
-      if (def.consumes) expect(consume, name).toEqual([{ actions: [...SQS_CONSUME], resources: ['Queue:Send:arn'] }]);
+      const queue = { send: 'Queue:Send:arn', webhooks: 'Queue:Deliveries:arn' };
+      if (def.consumes) expect(consume, name).toEqual([{ actions: [...SQS_CONSUME], resources: [queue[def.consumes]] }]);
       else expect(consume, name).toEqual([]);
     }
     expect(SQS_CONSUME).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']));
@@ -193,8 +194,11 @@ describe('stacks map the manifest onto SST', () => {
       expect(args.link.includes('Bucket:Uploads:name') || args.link.some((l: { name?: string }) => l?.name === 'Bucket:Uploads:name'), name).toBe(uploads);
       expect('UPLOADS_BUCKET' in args.environment, name).toBe(uploads);
       expect('QUEUE_URL_SEND' in args.environment, name).toBe(Boolean(def.enqueues));
+      // The webhooks queue's consumer is the one function that puts messages on it.
+      expect('QUEUE_URL_WEBHOOKS' in args.environment, name).toBe(def.consumes === 'webhooks');
       const actions = args.permissions.flatMap((p: { actions: string[] }) => p.actions);
-      expect(actions.includes('sqs:SendMessage'), name).toBe(Boolean(def.enqueues));
+      const sends = args.permissions.filter((p: { actions: string[] }) => p.actions.includes('sqs:SendMessage')).flatMap((p: { resources: string[] }) => p.resources);
+      expect(sends, name).toEqual([...(def.enqueues ? ['Queue:Send:arn'] : []), ...(def.consumes === 'webhooks' ? ['Queue:Deliveries:arn'] : [])]);
       expect(actions.filter((a: string) => a.startsWith('kms:')).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
       const seal = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:GenerateDataKey'));
       expect(seal.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.seals ?? [])] }]);
@@ -210,7 +214,7 @@ describe('stacks map the manifest onto SST', () => {
 
   it('reserves concurrency nowhere (a new account of 10 executions may reserve none) and bounds the sender where it takes messages', () => {
     for (const f of d.of('Function')) expect(f.args.concurrency, f.name).toBeUndefined();
-    const sender = defs.find(([, f]) => f.consumes)![1];
+    const sender = defs.find(([, f]) => f.consumes === 'send')![1];
     expect(d.subscriptions[0]!.args).toMatchObject({ transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: sender.consumerConcurrency } } } });
     expect(sender.consumerConcurrency).toBeLessThan(10);
   });
@@ -238,14 +242,19 @@ describe('stacks map the manifest onto SST', () => {
   it('drains the send queue with the sender, ten records a batch with partial failures, and a dead-letter queue behind it', () => {
     const send = d.of('Queue').find((m) => m.name === 'Send')!;
     expect(send.args).toEqual({ visibilityTimeout: '540 seconds', dlq: { queue: 'Queue:SendDlq:arn', retry: 5 } });
-    expect(d.subscriptions).toEqual([{ target: 'Function:Sender:arn', args: expect.objectContaining({ batch: { size: 10, partialResponses: true } }) }]);
+    expect(d.subscriptions).toEqual([
+      { target: 'Function:Sender:arn', args: expect.objectContaining({ batch: { size: 10, partialResponses: true } }) },
+      { target: 'Function:WebhookWorker:arn', args: expect.objectContaining({ batch: { size: 10, partialResponses: true } }) },
+    ]);
+    // Outbound webhook attempts have their own queue and dead-letter queue: a receiver that is down never holds a send back.
+    expect(d.of('Queue').find((m) => m.name === 'Deliveries')!.args).toEqual({ visibilityTimeout: '360 seconds', dlq: { queue: 'Queue:DeliveriesDlq:arn', retry: 5 } });
     expect(d.of('KmsKey')[0]!.args.enableKeyRotation).toBe(true);
   });
 
   it('alarms on every function’s errors and throttles, the dead-letter queue, send errors, API 5xx, breaker trips and a poller behind, to one topic', () => {
     const alarms = Object.fromEntries(d.of('MetricAlarm').map((a) => [a.name, a.args]));
     const perFunction = defs.flatMap(([n]) => [`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`, `${n.charAt(0).toUpperCase() + n.slice(1)}Throttles`]);
-    expect(Object.keys(alarms).sort()).toEqual([...perFunction, 'Api5xx', 'BreakerTrips', 'PollerBehind', 'SendDlqNotEmpty', 'SendErrors'].sort());
+    expect(Object.keys(alarms).sort()).toEqual([...perFunction, 'Api5xx', 'BreakerTrips', 'DeliveriesDlqNotEmpty', 'PollerBehind', 'SendDlqNotEmpty', 'SendErrors'].sort());
     for (const [n] of defs) {
       const fn = `Function:${n.charAt(0).toUpperCase() + n.slice(1)}:name`;
       expect(alarms[`${n.charAt(0).toUpperCase() + n.slice(1)}Errors`]).toMatchObject({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions: { FunctionName: fn }, statistic: 'Sum', threshold: 0 });

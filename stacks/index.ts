@@ -78,6 +78,14 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     dlq: { queue: dlq.arn, retry: queues.send.maxReceiveCount },
   });
 
+  // Outbound webhook attempts: their own queue, so a receiver that is down never holds a send back.
+  const webhooksDlq = new p.Queue('DeliveriesDlq');
+  const webhooks = new p.Queue('Deliveries', {
+    visibilityTimeout: `${queues.webhooks.visibilityTimeoutSeconds} seconds`,
+    dlq: { queue: webhooksDlq.arn, retry: queues.webhooks.maxReceiveCount },
+  });
+  const queueOf = { send, webhooks };
+
   // Uploaded CSVs wait here for their import (a signed PUT from the client's browser or script, hence CORS for PUT).
   const uploads = new p.Bucket('Uploads', {
     cors: { allowOrigins: ['*'], allowMethods: ['PUT'], allowHeaders: ['content-type', 'content-length'] },
@@ -103,7 +111,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
     // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
     // subscribed by ARN (sst issue #5737), and AWS refuses the event source mapping without it.
-    if (def.consumes) permissions.push({ actions: [...SQS_CONSUME], resources: [send.arn] });
+    if (def.consumes) permissions.push({ actions: [...SQS_CONSUME], resources: [queueOf[def.consumes].arn] });
+    // The webhooks queue's consumer queues its own retries and the sweep's deliveries.
+    if (def.consumes === 'webhooks') permissions.push({ actions: ['sqs:SendMessage'], resources: [webhooks.arn] });
     return {
       handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
       description: `Outbound ${name}`,
@@ -114,6 +124,7 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
         KMS_KEY_ID: key.arn,
         PUBLIC_BASE_URL: publicBaseUrl,
         ...(def.enqueues ? { QUEUE_URL_SEND: send.url } : {}),
+        ...(def.consumes === 'webhooks' ? { QUEUE_URL_WEBHOOKS: webhooks.url } : {}),
         ...(uses.has('uploads') ? { UPLOADS_BUCKET: uploads.name } : {}),
         // Exchanging a code or refreshing a token needs the app: the functions that seal refresh tokens are those.
         ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : {}),
@@ -137,7 +148,7 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     if (def.catchAll) api.route('$default', fn.arn);
     if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
     if (def.consumes) {
-      send.subscribe(fn.arn, {
+      queueOf[def.consumes].subscribe(fn.arn, {
         batch: { size: 10, partialResponses: true },
         // Bounded where the messages are taken, so a launch waits in the queue instead of being throttled back into it.
         transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: def.consumerConcurrency ?? 2 } } },
@@ -150,7 +161,7 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     new p.Cron(`${cap(name)}Schedule`, { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
   }
 
-  alarms(p, opts, { dlqName: dlq.nodes.queue.name, fns: made, apiId: api.nodes.api.id, installation: table.name });
+  alarms(p, opts, { dlqName: dlq.nodes.queue.name, webhooksDlqName: webhooksDlq.nodes.queue.name, fns: made, apiId: api.nodes.api.id, installation: table.name });
 
   return { api: publicBaseUrl, table: table.name, functions: Object.keys(made) };
 }
@@ -188,7 +199,7 @@ export const POLLER_DEADLINE_MARGIN_S = 30;
  * campaign's mailbox, and a poller that runs out of time (mailboxes left for
  * the next run, so replies and bounces are seen late).
  */
-function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; fns: Record<string, Fn>; apiId: Output; installation: Output }) {
+function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; webhooksDlqName: Output; fns: Record<string, Fn>; apiId: Output; installation: Output }) {
   const topic = new p.Topic('Alarms');
   if (opts.alarmEmail) new p.TopicSubscription('AlarmsEmail', { topic: topic.arn, protocol: 'email', endpoint: opts.alarmEmail });
   const alarm = (name: string, alarmDescription: string, [namespace, metricName, dimensions]: Metric, when: When) =>
@@ -213,6 +224,7 @@ function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; fns: Re
     alarm(`${cap(name)}Throttles`, `The ${name} function was throttled: the account's concurrency is used up (docs/deploy.md, Quota).`, lambda(fn, 'Throttles'), { stat: 'Sum', over: 0 });
   }
   alarm('SendDlqNotEmpty', 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }], { stat: 'Maximum', over: 0 });
+  alarm('DeliveriesDlqNotEmpty', 'Webhook attempts the worker failed five times (the store refusing) wait in their dead-letter queue; the deliveries stay owed in the table and the sweep queues them again.', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.webhooksDlqName }], { stat: 'Maximum', over: 0 });
   alarm('SendErrors', 'Sends threw before SMTP (a secret that cannot be opened, the store refusing); a job fails for good after 5.', outbound('SendErrors'), { stat: 'Sum', over: 0 });
   alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], { stat: 'Sum', over: 5 });
   alarm('BreakerTrips', 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.', outbound('BreakerTrips'), { stat: 'Sum', over: 0 });

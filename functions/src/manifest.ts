@@ -42,7 +42,7 @@ export interface RouteDef {
 export type KitName = 'mail' | 'smtp' | 'ai' | 'uploads';
 
 /** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
-export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key';
+export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key' | 'webhook-signing-secret';
 
 /** The installation's own secrets (signing key, suppression salt, unsubscribe key): made by whichever function first needs one. */
 export const INSTALL_SECRET_PURPOSE = 'install-secret';
@@ -53,8 +53,11 @@ export interface FunctionDef {
   routes?: RouteDef[];
   /** Also answers API Gateway's `$default` route: whatever no other route matches. */
   catchAll?: boolean;
-  /** Drains this queue (an SQS event source with partial batch responses). */
-  consumes?: 'send';
+  /**
+   * Drains this queue (an SQS event source with partial batch responses). The
+   * webhooks queue's consumer is also the only function that puts messages on it.
+   */
+  consumes?: QueueName;
   /** Started by every file stored in this bucket (S3's ObjectCreated event on AWS, the local blob store's callback locally). */
   onStored?: 'uploads';
   timeoutSeconds?: number;
@@ -277,6 +280,23 @@ export const functions = {
     seals: ['mailbox-oauth-refresh'],
     timeoutSeconds: 60,
   },
+  webhooks: {
+    handler: 'http/webhooks.ts',
+    seals: ['webhook-signing-secret'],
+    routes: [
+      { method: 'GET', path: '/v1/webhooks' },
+      { method: 'POST', path: '/v1/webhooks' },
+      { method: 'DELETE', path: '/v1/webhooks/{id}' },
+      { method: 'GET', path: '/v1/webhooks/{id}/deliveries' },
+    ],
+  },
+  webhookWorker: {
+    handler: 'queues/webhooks.ts',
+    consumes: 'webhooks',
+    opens: ['webhook-signing-secret'],
+    // Ten attempts at once per invocation, each given up after 10 s; the sweep reads at most 1,000 deliveries.
+    timeoutSeconds: 60,
+  },
   fallback: {
     handler: 'http/fallback.ts',
     // API Gateway's own 404 body would not be `{ error }`, so a function answers it.
@@ -322,6 +342,8 @@ export function findRoute(key: string): ResolvedRoute | undefined {
  */
 export const queues = {
   send: { visibilityTimeoutSeconds: 540, maxReceiveCount: 5 },
+  // Outbound webhooks' attempts: each message is one attempt, so a message the worker fails 5 times (the store down) goes to its DLQ.
+  webhooks: { visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
 } as const;
 
 export type QueueName = keyof typeof queues;
@@ -350,4 +372,6 @@ export const schedules: Record<string, ScheduleDef> = {
   placement: { fn: 'placementReader', everyMinutes: 1, scaled: true },
   // Takes over imports whose worker stopped (a restart, a timeout) and ends uploads that never came.
   imports: { fn: 'importWorker', everyMinutes: 1, scaled: false },
+  // Queues outbound webhook deliveries that are due (first attempts, long retries, lost messages).
+  webhooks: { fn: 'webhookWorker', everyMinutes: 1, scaled: true },
 };

@@ -35,6 +35,7 @@ import { QueueStatusView } from '@outbound/core/queue/queue.view';
 import { CreateSeed } from '@outbound/core/seed/seed.schema';
 import { SeedView } from '@outbound/core/seed/seed.view';
 import { allRoutes, type ResolvedRoute } from './manifest.ts';
+import { webhookEvents, webhookRoutes } from './openapi-webhooks.ts';
 import { componentRef, componentSchemas, ErrorView, requestSchema, responseSchema, type ComponentName, type Json } from './openapi-schemas.ts';
 
 export const API_VERSION = '1.0.0';
@@ -125,6 +126,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'POST /v1/queue/pause': { summary: 'Pause or resume the whole queue', body: PauseInput, ok: [200, QueueStatusView], errors: [422] },
   'PUT /v1/instance-settings': { summary: 'Removed: the footer address belongs to each sending domain', ok: [410, ErrorView] },
   'GET /v1/openapi.json': { summary: 'This document', ok: [200, z.record(z.string(), z.unknown())] },
+  ...webhookRoutes,
 };
 
 export const documentedRoutes = () => Object.keys(ROUTES);
@@ -260,6 +262,7 @@ export function openApiDocument(server?: string | Json): Json {
     ...(server ? { servers: [typeof server === 'string' ? { url: server } : server] } : {}),
     security: [{ bearer: [] }],
     paths,
+    webhooks: webhookEvents(),
     components: { schemas: componentSchemas(), responses, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
   };
 }

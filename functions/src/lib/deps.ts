@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsSendQueue } from '@outbound/aws/sqs-queue';
+import { SqsSendQueue, SqsWebhookQueue } from '@outbound/aws/sqs-queue';
 import { DynamoStore } from '@outbound/aws/dynamo-store';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { emfMetrics } from '@outbound/aws/emf-metrics';
@@ -14,10 +14,12 @@ import type { Context } from 'aws-lambda';
 import type { Deps, EngineConfig } from '@outbound/core/deps';
 import type { KeyProvider } from '@outbound/core/ports/key-provider';
 import type { SendQueue } from '@outbound/core/ports/queue';
+import type { WebhookPoster, WebhookQueue } from '@outbound/core/ports/webhooks';
 import type { Store } from '@outbound/core/ports/store';
 import type { Blobs } from '@outbound/core/ports/blobs';
 import { dnsResolver } from '@outbound/mail/dns-resolver';
 import { oauthClient } from '@outbound/mail/oauth-client';
+import { webhookPoster } from '@outbound/mail/webhook-poster';
 import { z } from 'zod';
 import { INSTALL_SECRET_PURPOSE, type FunctionDef, type KitName } from '../manifest.ts';
 
@@ -26,6 +28,10 @@ export interface Platform {
   store: Store;
   keys: KeyProvider;
   queue: SendQueue;
+  /** Outbound webhooks' delivery queue; on AWS only its consumer has one. */
+  webhookQueue?: WebhookQueue;
+  /** The local runtime's allows a loopback receiver; on AWS none is allowed. */
+  webhookPoster?: WebhookPoster;
   /** The local runtime's blob store; on AWS the uploads kit brings S3. */
   blobs?: Blobs;
   clock: Clock;
@@ -90,6 +96,8 @@ export function buildDeps(p: Platform, kits: readonly Kit[], env: NodeJS.Process
     store: p.store,
     keys: p.keys,
     queue: p.queue,
+    webhookQueue: p.webhookQueue ?? unavailable('webhookQueue', 'no webhook delivery queue was given'),
+    webhookPoster: p.webhookPoster ?? webhookPoster({ allowLoopback: false }),
     clock: p.clock,
     wallClock: p.wallClock,
     log: p.log,
@@ -135,6 +143,7 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
     Object.assign(view, { [port]: unavailable(port, `the ${name} function's manifest entry names no ${by.join(' or ')} kit`) });
   }
   if (!def.enqueues) view.queue = unavailable('queue', `the ${name} function's manifest entry does not say it enqueues`);
+  if (def.consumes !== 'webhooks') view.webhookQueue = unavailable('webhookQueue', `the ${name} function does not consume the webhooks queue`);
   byName.set(name, view);
   return view;
 }
@@ -186,6 +195,7 @@ const LambdaEnv = z.object({
   TABLE_NAME: required,
   KMS_KEY_ID: required,
   QUEUE_URL_SEND: z.string().optional(),
+  QUEUE_URL_WEBHOOKS: z.string().optional(),
 });
 
 /** Configuration is read once, here, and validated by the same schema as the local runtime's; core never reads process.env. */
@@ -202,6 +212,7 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv, kits: readonly Kit
       store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
       keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
       queue: queueUrl ? new SqsSendQueue({ client: new SQSClient({}), queueUrl }) : unavailable('queue', 'QUEUE_URL_SEND is not set for this function'),
+      ...(parsed.data.QUEUE_URL_WEBHOOKS ? { webhookQueue: new SqsWebhookQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_WEBHOOKS }) } : {}),
       clock: systemClock,
       wallClock: systemClock,
       log: createLogger((line) => jsonSink({ ...line, ...invocation.getStore()?.fields }), {}, shared.logLevel),

@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueMessage, SendQueue } from '@outbound/core/ports/queue';
+import type { DeliveryMessage, WebhookQueue } from '@outbound/core/ports/webhooks';
 
 /** SQS refuses a DelaySeconds above 15 minutes (fauxqs accepts more: the limit is kept here). */
 export const MAX_DELAY_SECONDS = 900;
@@ -67,5 +68,34 @@ export class SqsSendQueue implements SendQueue {
       }
     }
     if (failures.length > 0) throw new EnqueueFailedError(failures);
+  }
+}
+
+/**
+ * Outbound webhooks' delivery queue over SQS: a message names a delivery and
+ * the attempt it is for, and becomes visible when that attempt is due.
+ */
+export class SqsWebhookQueue implements WebhookQueue {
+  private readonly delays: SqsSendQueue;
+  constructor(private readonly opts: { client: SQSClient; queueUrl: string; timeScale?: number }) {
+    this.delays = new SqsSendQueue(opts);
+  }
+
+  async enqueue(messages: DeliveryMessage[]): Promise<void> {
+    for (let start = 0; start < messages.length; start += BATCH_SIZE) {
+      const batch = messages.slice(start, start + BATCH_SIZE);
+      const out = await this.opts.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.opts.queueUrl,
+          Entries: batch.map((m, i) => ({
+            Id: `m${i}`,
+            MessageBody: JSON.stringify({ webhookId: m.webhookId, eventId: m.eventId, attempt: m.attempt }),
+            // A longer wait stays in the table; the sweep queues it when it comes within reach.
+            DelaySeconds: Math.min(MAX_DELAY_SECONDS, this.delays.delaySeconds(m.delayMs)),
+          })),
+        }),
+      );
+      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} delivery message(s): ${out.Failed.map((f) => f.Code ?? 'unknown').join(', ')}`);
+    }
   }
 }

@@ -9,6 +9,7 @@ import type { Mailer } from './ports/mailer.ts';
 import type { MailReader } from './ports/mail-reader.ts';
 import type { AiWriter } from './ports/ai.ts';
 import type { SendQueue } from './ports/queue.ts';
+import type { WebhookPoster, WebhookQueue } from './ports/webhooks.ts';
 import type { DnsResolver } from './ports/dns.ts';
 import type { OAuthApp, OAuthClient, OAuthProviderName } from './ports/oauth.ts';
 
@@ -43,6 +44,10 @@ export interface Deps {
   mailReader: MailReader;
   ai: AiWriter;
   queue: SendQueue;
+  /** Outbound webhooks' delivery queue: only the delivery worker touches it. */
+  webhookQueue: WebhookQueue;
+  /** POSTs an event, refusing private, link-local and metadata addresses (loopback too, except in the local runtime). */
+  webhookPoster: WebhookPoster;
   /** Token exchanges and refreshes with the mail suites (XOAUTH2 mailboxes). */
   oauth: OAuthClient;
   /** Every DNS lookup of the domain check, through DNS_SERVERS when set. */

@@ -22,7 +22,8 @@ import { createHttpAdapter, lambdaContext, type LambdaHandler } from './http-ada
 import { startLocalKms } from './kms-server.ts';
 import { startSqsLocal } from './sqs-local.ts';
 import { startQueueConsumer } from './queue-consumer.ts';
-import { SqsSendQueue } from '@outbound/aws/sqs-queue';
+import { SqsSendQueue, SqsWebhookQueue } from '@outbound/aws/sqs-queue';
+import { webhookPoster } from '@outbound/mail/webhook-poster';
 import { localBlobs } from './local-blobs.ts';
 
 /**
@@ -151,6 +152,9 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       store: new DynamoStore(dynamoClient, tableName),
       keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
       queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
+      webhookQueue: new SqsWebhookQueue({ client: sqs.client, queueUrl: sqs.urls.webhooks!, timeScale }),
+      // A receiver on this machine is how a webhook is tried out locally; private and metadata addresses stay refused.
+      webhookPoster: webhookPoster({ allowLoopback: true }),
       clock: opts.clock ?? (await engineClock(inMemory ? 'memory' : dataDir, timeScale, wallClock)),
       wallClock,
       log,
@@ -213,10 +217,14 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
 
     // The sender drains the queue as Lambda's event source would; the schedules run on timers.
     if (opts.sending !== false) {
-      const consumerFn = Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === 'send')![0] as FunctionName;
-      const sender = (await load(consumerFn)) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
+      const consumerOf = (queue: string) => Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === queue)![0] as FunctionName;
+      const sender = (await load(consumerOf('send'))) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
       const consumer = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.send!, handler: sender, log, waitSeconds: 1, concurrency: SENDER_CONCURRENCY });
       cleanups.push(() => consumer.stop());
+      // Webhook deliveries have their own consumer: a receiver that is slow to answer never holds a send back.
+      const deliverer = (await load(consumerOf('webhooks'))) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
+      const deliveries = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.webhooks!, handler: deliverer, log, waitSeconds: 1, concurrency: 2 });
+      cleanups.push(() => deliveries.stop());
 
       const scheduled = Object.entries(schedules).map(([name, s]) => {
         const run = async (event: Record<string, unknown> = {}) => {
@@ -239,6 +247,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       scheduled.find((s) => s.name === 'dispatch')?.tick({ requeueAll: true });
       // Imports a killed engine was storing go on once its hold ends (15 s at most).
       scheduled.find((s) => s.name === 'imports')?.tick({ waitForHolds: true });
+      // Webhook deliveries owed before a stop are queued again at once (fauxqs kept none of their messages).
+      scheduled.find((s) => s.name === 'webhooks')?.tick({ requeueAll: true });
       // Timers stop first (no new work), then in-flight ticks finish.
       cleanups.push(async () => {
         scheduled.forEach((s) => clearInterval(s.timer));

@@ -120,6 +120,8 @@ export function unitDeps(overrides: Partial<Deps> = {}): UnitDeps {
     ai: { write: unused('AI writer') },
     oauth: { exchangeCode: unused('OAuth client'), refresh: unused('OAuth client'), profile: unused('OAuth client') },
     queue: { enqueue: async (messages) => void queued.push(...messages) },
+    webhookQueue: { enqueue: async () => {} },
+    webhookPoster: { post: unused('webhook poster') },
     blobs: memoryBlobs(),
     dns: { txt: unused('DNS'), a: unused('DNS'), mx: unused('DNS') },
     // A seeded generator: jitter and spintax repeat from run to run.

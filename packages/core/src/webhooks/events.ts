@@ -1,0 +1,115 @@
+/**
+ * Making events. An event is written by the transaction of its fact (a send
+ * recorded, a reply stored, a bounce applied), as one outbox item per
+ * webhook that subscribes to its type: an event exists exactly when its fact
+ * does, and its id comes from the fact, so a transaction retried after a
+ * crash writes the same id again, never a second one.
+ */
+import { createHash } from 'node:crypto';
+import type { Deps } from '../deps.ts';
+import type { Store, TransactOp } from '../ports/store.ts';
+import { fromItem } from './entity.ts';
+import { allWebhooks, deliveriesOf, deliveryKey, pendingDeliveries, pendingSk } from './keys.ts';
+import type { EventType } from './webhooks.schema.ts';
+
+/**
+ * How long a process trusts its list of subscriptions (wall time). A send
+ * reads no webhook: a webhook made or removed in another function is seen by
+ * this one within this time (docs/webhooks.md says so).
+ */
+export const SUBSCRIPTIONS_TTL_MS = 30_000;
+
+interface Subscription {
+  id: string;
+  events: string[];
+}
+
+const cached = new WeakMap<Store, { until: number; value: Promise<Subscription[]> }>();
+
+/** Called by the verbs that add or remove a webhook, so this process sees the change at once. */
+export function forgetSubscriptions(store: Store): void {
+  cached.delete(store);
+}
+
+async function readSubscriptions(store: Store): Promise<Subscription[]> {
+  const out: Subscription[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.query({ ...allWebhooks(), cursor });
+    out.push(...page.items.map((i) => fromItem(i)).map((w) => ({ id: w.id, events: w.events })));
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
+export function subscriptions(deps: Pick<Deps, 'store' | 'wallClock'>): Promise<Subscription[]> {
+  const now = deps.wallClock.now();
+  const hit = cached.get(deps.store);
+  if (hit && hit.until > now) return hit.value;
+  const value = readSubscriptions(deps.store);
+  cached.set(deps.store, { until: now + SUBSCRIPTIONS_TTL_MS, value });
+  // A failed read is not remembered: the next fact asks again.
+  value.catch(() => cached.delete(deps.store));
+  return value;
+}
+
+/** `evt_` and 26 hex digits of a hash of the type and the fact's own key: the same fact always gives the same id. */
+export function eventIdOf(type: EventType, factKey: string): string {
+  return `evt_${createHash('sha256').update(`${type}\u0000${factKey}`).digest('hex').slice(0, 26)}`;
+}
+
+/**
+ * The store operations that make one event, for the caller to put in its
+ * fact's own transaction: none when no webhook subscribes to the type.
+ * `factKey` names the fact once and for all (the job of a send, the stored
+ * inbound message of a reply), never something a retry would change.
+ */
+export async function eventOps(
+  deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
+  type: EventType,
+  data: Record<string, unknown>,
+  factKey: string,
+): Promise<TransactOp[]> {
+  let subs: Subscription[];
+  try {
+    subs = await subscriptions(deps);
+  } catch (err) {
+    // The fact matters more than its event: it is recorded without one rather than not at all.
+    deps.log.error('webhooks: subscriptions unreadable, an event is not made', { type, err });
+    return [];
+  }
+  const to = subs.filter((s) => s.events.includes('*') || s.events.includes(type));
+  if (to.length === 0) return [];
+  const id = eventIdOf(type, factKey);
+  const now = deps.clock.now();
+  const createdAt = new Date(now).toISOString();
+  const body = JSON.stringify({ id, type, createdAt, data });
+  return to.map((s) => ({
+    put: {
+      ...deliveryKey(s.id, id),
+      gsi2pk: deliveriesOf(s.id).pk,
+      gsi2sk: `${createdAt}#${id}`,
+      gsi3pk: pendingDeliveries().pk,
+      gsi3sk: pendingSk(now, s.id, id),
+      webhookId: s.id,
+      eventId: id,
+      type,
+      body,
+      createdAt,
+      attempts: 0,
+      dueAt: now,
+      delivered: false,
+    },
+  }));
+}
+
+/** For a fact recorded outside a transaction of its own: the event's operations in one transaction. */
+export async function writeEvent(
+  deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
+  type: EventType,
+  data: Record<string, unknown>,
+  factKey: string,
+): Promise<void> {
+  const ops = await eventOps(deps, type, data, factKey);
+  if (ops.length > 0) await deps.store.transact(ops);
+}

@@ -1,0 +1,79 @@
+/**
+ * Outbound webhooks: where the engine tells other tools what happened
+ * (docs/webhooks.md). The verbs behind /v1/webhooks; events are made by
+ * events.ts inside the transaction of their fact, and delivered by delivery.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { NotFoundError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { sealSecret } from '../secrets/index.ts';
+import { parse } from '../validate.ts';
+import { deliveryFromItem, fromItem, type Webhook } from './entity.ts';
+import { forgetSubscriptions } from './events.ts';
+import { allWebhooks, deliveriesOf, webhookKey } from './keys.ts';
+import { CreateWebhook } from './webhooks.schema.ts';
+import type { DeliveryView, WebhookView } from './webhooks.view.ts';
+
+/** The KMS encryption context's purpose for a signing secret (functions/src/manifest.ts, SealPurpose). */
+export const SIGNING_SECRET_PURPOSE = 'webhook-signing-secret';
+export const secretContext = (webhookId: string) => ({ purpose: SIGNING_SECRET_PURPOSE, webhook: webhookId });
+
+const view = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, events: w.events as WebhookView['events'], createdAt: w.createdAt });
+
+/** The secret is in the answer and nowhere else: it is stored sealed, and no route shows it again. */
+export async function create(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, body: unknown): Promise<WebhookView & { secret: string }> {
+  const input = parse(CreateWebhook, body);
+  const id = newId();
+  const createdAt = new Date(deps.wallClock.now()).toISOString();
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const sealedSecret = await sealSecret(deps.keys, secret, secretContext(id));
+  await deps.store.put({ ...webhookKey(id), ...allWebhooksKeys(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, { if: { itemExists: false } });
+  forgetSubscriptions(deps.store);
+  return { id, url: input.url, events: input.events, secret, createdAt };
+}
+
+const allWebhooksKeys = (createdAt: string, id: string) => ({ gsi1pk: allWebhooks().pk, gsi1sk: `${createdAt}#${id}` });
+
+export async function list(deps: Pick<Deps, 'store'>): Promise<WebhookView[]> {
+  const out: WebhookView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.store.query({ ...allWebhooks(), cursor });
+    out.push(...page.items.map((i) => view(fromItem(i))));
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
+const Id = z.string().min(1).max(64);
+
+/** Events still owed to it are dropped when their turn comes (delivery.ts finds no webhook). */
+export async function remove(deps: Pick<Deps, 'store'>, id: unknown): Promise<void> {
+  const gone = await deps.store.delete(webhookKey(parse(Id, id)));
+  if (!gone) throw new NotFoundError('No webhook has this id.');
+  forgetSubscriptions(deps.store);
+}
+
+export const DeliveriesQuery = z.strictObject({ limit: z.coerce.number({ error: 'must be a number' }).int().min(1).max(100).default(100) });
+
+/** Newest first, the latest 100 unless `limit` says fewer. */
+export async function deliveries(deps: Pick<Deps, 'store'>, id: unknown, query: unknown = {}): Promise<{ deliveries: DeliveryView[] }> {
+  const webhookId = parse(Id, id);
+  const { limit } = parse(DeliveriesQuery, query ?? {});
+  if (!(await deps.store.get(webhookKey(webhookId)))) throw new NotFoundError('No webhook has this id.');
+  const page = await deps.store.query({ ...deliveriesOf(webhookId), reverse: true, limit });
+  return {
+    deliveries: page.items.map((item) => {
+      const d = deliveryFromItem(item);
+      return { eventId: d.eventId, type: d.type as DeliveryView['type'], attempts: d.attempts, lastStatus: d.lastStatus ?? null, lastAttemptAt: d.lastAttemptAt ?? null, delivered: d.delivered };
+    }),
+  };
+}
+
+/** The webhook and its secret, for the delivery worker; undefined once removed. */
+export async function load(deps: Pick<Deps, 'store'>, id: string): Promise<Webhook | undefined> {
+  const item = await deps.store.get(webhookKey(id));
+  return item && fromItem(item);
+}

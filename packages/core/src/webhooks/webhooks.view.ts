@@ -1,0 +1,57 @@
+/**
+ * Outbound webhooks as the API shows them (index.ts), and the events as a
+ * receiver gets them (events.ts): the OpenAPI document's routes and its
+ * `webhooks` section are made from these.
+ */
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './webhooks.schema.ts';
+
+const EventName = z.enum(EVENT_TYPES);
+
+export const WebhookView = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum([...EVENT_TYPES, '*'])).min(1), createdAt: z.iso.datetime() });
+export type WebhookView = z.infer<typeof WebhookView>;
+
+export const CreatedWebhookView = WebhookView.extend({
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{43}=$/).describe('Shown only in this answer: whsec_ and the base64 of 32 random bytes'),
+});
+
+export const WebhookListView = z.object({ webhooks: z.array(WebhookView) });
+
+export const DeliveryView = z.object({
+  eventId: z.string(),
+  type: EventName,
+  attempts: z.int(),
+  lastStatus: z.int().nullable(),
+  lastAttemptAt: z.iso.datetime().nullable(),
+  delivered: z.boolean(),
+});
+export type DeliveryView = z.infer<typeof DeliveryView>;
+export const DeliveriesView = z.object({ deliveries: z.array(DeliveryView) });
+
+const time = z.iso.datetime();
+
+/** Each event's `data` (docs/webhooks.md, Events), with when it is sent. */
+export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> = {
+  'email.sent': {
+    when: 'An email of a campaign was accepted by its mailbox’s SMTP server (step 0 is the first email)',
+    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), step: z.int(), messageId: z.string(), sentAt: time }),
+  },
+  'reply.received': {
+    when: 'A lead replied (not an out-of-office answer)',
+    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), fromEmail: z.string(), subject: z.string(), snippet: z.string(), receivedAt: time }),
+  },
+  'email.bounced': {
+    when: 'An email bounced for good (status: the 5.x.x code)',
+    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), email: z.string(), status: z.string(), diagnostic: z.string() }),
+  },
+  'email.complained': { when: 'A lead marked an email as spam', data: z.object({ leadId: z.string(), campaignId: z.string(), email: z.string() }) },
+  'lead.unsubscribed': { when: 'A lead unsubscribed', data: z.object({ leadId: z.string(), campaignId: z.string(), email: z.string() }) },
+  'campaign.paused': {
+    when: 'A campaign stopped sending: paused by hand, by the bounce breaker, or with the whole queue',
+    data: z.object({ campaignId: z.string(), reason: z.enum(['manual', 'breaker', 'queue']) }),
+  },
+  'mailbox.error': { when: 'A mailbox could not be used and was set to ERROR', data: z.object({ mailboxId: z.string(), email: z.string(), error: z.string() }) },
+};
+
+/** The body of one event's POST. */
+export const eventView = (type: EventType) => z.object({ id: z.string(), type: z.literal(type), createdAt: time, data: EVENT_DATA[type].data });
