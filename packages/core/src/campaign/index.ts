@@ -18,6 +18,7 @@ import * as breaker from '../guardrails/breaker.ts';
 import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView, type LaunchRefusedView } from './campaign.view.ts';
 import { startCampaign } from '../sending/first-emails.ts';
 import { isPlanning } from '../sending/keys.ts';
+import { eventOps } from '../webhooks/events.ts';
 
 type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 
@@ -164,10 +165,21 @@ export async function launch(deps: D, id: string): Promise<LaunchedCampaignView>
   return { ...toCampaign(await getItem(deps, id)), warnings: check.warnings };
 }
 
-export async function setStatus(deps: D, id: string, status: 'PAUSED' | 'ARCHIVED') {
-  await getItem(deps, id);
+export async function setStatus(deps: D & Pick<Deps, 'log'>, id: string, status: 'PAUSED' | 'ARCHIVED') {
+  const before = await getItem(deps, id);
   const now = new Date(deps.wallClock.now()).toISOString();
-  return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set: { status, updatedAt: now } })));
+  const change = { set: { status, updatedAt: now } };
+  // A campaign that was sending and stops is the campaign.paused fact: its event is written with it, only if the status still is the one read.
+  const event = status === 'PAUSED' && before.status === 'ACTIVE' ? await eventOps(deps, 'campaign.paused', { campaignId: id, reason: 'manual' }, `${campaignKey(id).pk}#PAUSED#${now}`) : [];
+  if (event.length) {
+    try {
+      await deps.store.transact([{ update: campaignKey(id), change: { ...change, if: { attr: 'status', op: '=', value: 'ACTIVE' } } }, ...event]);
+      return toCampaign(await getItem(deps, id));
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
+  }
+  return toCampaign(fromItem(await deps.store.update(campaignKey(id), change)));
 }
 
 /** Progress from the status counters: how many leads are in each state and how far the campaign is. */

@@ -26,6 +26,7 @@ import type { CampaignStepJob } from '../sending/job.entity.ts';
 import { fromItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadKey, pinIndex, withoutPinIndex } from './keys.ts';
 import { rowsOf, SENDABLE, statusOps, transition } from './sequence.ts';
+import { eventOps } from '../webhooks/events.ts';
 
 /** A row that stops leaves the index of leads pinned to a mailbox (a deleted mailbox has nothing left to end there). */
 const UNPIN = withoutPinIndex();
@@ -56,7 +57,7 @@ export interface SentEmail {
  * planned; an erased or deleted one gets nothing back. False when the send
  * was recorded already (a retry whose first answer was lost).
  */
-export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'metrics'>, s: SentEmail): Promise<boolean> {
+export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>, s: SentEmail): Promise<boolean> {
   const now = deps.clock.now();
   const step = s.job.step;
   const next = s.campaign.steps[step];
@@ -70,6 +71,8 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'm
     breaker.sendCountOp(campaignId, mailboxId, s.pair, now),
   ];
   const campaign = { add: { [counter.sent]: 1 }, set: { lastActivityAt: sentAt } };
+  // The email.sent event rides in whichever of the three transactions below goes through: keyed by the job, so a retry rewrites the same event.
+  const event = await eventOps(deps, 'email.sent', { leadId: s.lead.id, campaignId, mailboxId, step, messageId: s.messageId, sentAt }, s.job.id);
   const withLead = (lead: Lead): TransactOp[] => {
     const thread = lead.thread ?? {};
     const { ops } = statusOps(
@@ -101,7 +104,7 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'm
     ];
   };
   try {
-    await deps.store.transact(foldCounters(withLead(s.lead)));
+    await deps.store.transact([...foldCounters(withLead(s.lead)), ...event]);
   } catch (err) {
     if (!(err instanceof TransactionFailedError)) throw err;
     const job = await deps.store.get(jobKey(s.job.id));
@@ -111,11 +114,11 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'm
     const lead = row && fromItem(row);
     if (lead && !lead.erased) {
       // It replied or was stopped since the claim: recorded as sent, its status kept, nothing more planned.
-      await deps.store.transact(foldCounters(withLead(lead)));
+      await deps.store.transact([...foldCounters(withLead(lead)), ...event]);
     } else {
       // The email went: it is recorded and counted, without its subject, and nothing follows it.
       const counts: TransactOp = { update: campaignKey(campaignId), change: campaign };
-      await deps.store.transact(foldCounters([...sentJobOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), counts, ...counted]));
+      await deps.store.transact([...foldCounters([...sentJobOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), counts, ...counted]), ...event]);
     }
   }
   if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
