@@ -76,7 +76,9 @@ describe('events of a sending campaign', { timeout: 90_000 }, () => {
     const box = await smtpMailbox(api, domain, 'sales', smtp);
     const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Hooks', aiPromptTemplate: 'unused', subject: 'Hi {{firstName}}', template: 'Hi {{firstName}}, a question.', mailboxIds: [box.id] })).body;
     for (const [email, firstName] of [['ann@lead.test', 'Ann'], ['ben@lead.test', 'Ben']]) {
-      expect((await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName })).status).toBe(201);
+      const res = await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName });
+      // A refusal says why, with what the engine logged as an error.
+      expect(res.status, JSON.stringify({ body: res.body, errors: engine.logs.filter((l) => l.level === 'error') })).toBe(201);
     }
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
     const toAll = (type: string) => receiver.received.filter((r) => r.answered === 200 && verifiesWith(all.secret, r) && verified(all.secret, r).type === type);
@@ -107,6 +109,11 @@ describe('events of a sending campaign', { timeout: 90_000 }, () => {
   });
 });
 
+function header(raw: string, name: string): string | undefined {
+  const line = raw.split(/\r?\n(?=\S)/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+}
+
 function verifiesWith(secret: string, r: Received): boolean {
   try {
     new Verifier(secret).verify(r.body, r.headers);
@@ -115,6 +122,45 @@ function verifiesWith(secret: string, r: Received): boolean {
     return false;
   }
 }
+
+describe('events of leads', { timeout: 90_000 }, () => {
+  let smtp: TestSmtpServer;
+  let engine: TestEngine;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    smtp = await startSmtpServer({ users: { 'sales@leads.com': 'sales-password' } });
+    receiver = await startReceiver();
+    engine = await startTestEngine({ realTime: true, timeScale: 50_000 });
+    await engine.api.login();
+  });
+  afterAll(async () => {
+    await engine?.stop();
+    await smtp?.stop();
+    await receiver?.stop();
+  });
+
+  it('an unsubscribe clicked twice gives one lead.unsubscribed', async () => {
+    const api = engine.api;
+    const hook = (await api.request('POST', '/v1/webhooks', { url: receiver.url, events: ['lead.unsubscribed'] })).body;
+    const domain = (await api.request('POST', '/v1/domains', { domainName: 'leads.com', mailingAddress: ADDRESS })).body;
+    const box = await smtpMailbox(api, domain, 'sales', smtp);
+    const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Unsub', aiPromptTemplate: 'unused', subject: 'Hi', template: 'Hi {{firstName}}.', mailboxIds: [box.id], steps: [{ waitDays: 3, body: 'Again.' }] })).body;
+    const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'cat@lead.test', firstName: 'Cat' })).body;
+    expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
+    const [mail] = await smtp.waitFor(1, 30_000);
+    const link = /<([^>]+)>/.exec(header(mail!.raw, 'List-Unsubscribe')!)![1]!;
+    for (let i = 0; i < 2; i++) {
+      const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(click.status).toBe(200);
+    }
+    const got = await eventually(async () => receiver.received.find((r) => r.answered === 200), 30_000, 'lead.unsubscribed');
+    expect(verified(hook.secret, got)).toMatchObject({ type: 'lead.unsubscribed', data: { leadId: lead.id, campaignId: campaign.id, email: 'cat@lead.test' } });
+    // Settled: one event for the one fact.
+    await eventually(async () => (await api.request('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.deliveries[0]?.delivered || undefined, 20_000, 'the delivery recorded');
+    expect((await api.request('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.deliveries).toHaveLength(1);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+  });
+});
 
 describe('delivery through failures', { timeout: 120_000 }, () => {
   // The wall clock is in the test's hands and the engine runs 1,000 times faster: a day of engine time is 86.4 s of it.

@@ -5,13 +5,15 @@ import { queryAll } from '../collections.ts';
 import { pairDayKey, pairKey, trippedIndex, trippedPairsOf, withoutTrippedIndex } from './breaker.keys.ts';
 import { pairDayFromItem, pairFromItem, type BreakerPair } from './breaker.entity.ts';
 import type { Item, TransactOp } from '../ports/store.ts';
+import { ConditionFailedError } from '../errors.ts';
+import { eventOps } from '../webhooks/events.ts';
 
 /** The fixed minimum of sends before a pair can trip (guardrail 7: docs/sending.md, Bounce circuit breaker). */
 export const MIN_SENDS = 20;
 /** The rolling window: the pair's sends and bounces of the last 7 days of the engine clock. */
 export const WINDOW_DAYS = 7;
 
-type D = Pick<Deps, 'store' | 'clock' | 'metrics'>;
+type D = Pick<Deps, 'store' | 'clock' | 'metrics' | 'wallClock' | 'log'>;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -93,9 +95,24 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
   await deps.store.update(pairKey(campaignId, mailboxId), {
     set: { tripped: true, trippedAt: new Date(now).toISOString(), sends, bounces, epoch, campaignId, mailboxId, ...trippedIndex(campaignId, mailboxId) },
   });
-  await deps.store.update(campaignKey(campaignId), { set: { pausedForBounceRate: true } });
+  await pauseForBounceRate(deps, campaignId, now);
   deps.metrics.count('BreakerTrips');
   return true;
+}
+
+/** The campaign.paused fact of a trip: the campaign flag turning on, with its event in the same write (none when it was on already). */
+async function pauseForBounceRate(deps: D, campaignId: string, now: number): Promise<void> {
+  const set = { pausedForBounceRate: true };
+  const event = await eventOps(deps, 'campaign.paused', { campaignId, reason: 'breaker' }, `${campaignKey(campaignId).pk}#BREAKER#${now}`);
+  if (event.length) {
+    const off = { or: [{ attr: 'pausedForBounceRate', exists: false }, { attr: 'pausedForBounceRate', op: '=' as const, value: false }] };
+    const done = await deps.store.transact([{ update: campaignKey(campaignId), change: { set, if: off } }, ...event]).then(() => true, (err: unknown) => {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      return false;
+    });
+    if (done) return;
+  }
+  await deps.store.update(campaignKey(campaignId), { set });
 }
 
 /**

@@ -111,7 +111,7 @@ export async function recipientOfToken(deps: D, token: string): Promise<{ email:
  * changes nothing. A placement sample's link stops that seed's samples.
  */
 export async function unsubscribe(
-  deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>,
+  deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log'>,
   token: string,
 ): Promise<{ ok: true; email: string } | { ok: false }> {
   const recipient = await recipientOfToken(deps, token);
@@ -132,6 +132,6 @@ export async function unsubscribe(
   }
   // Erasure already suppressed the real address and every row of it; the row now holds a placeholder.
   if (lead?.erased) return { ok: true, email };
-  await facts.unsubscribed(deps, { email });
+  await facts.unsubscribed(deps, { email, lead });
   return { ok: true, email };
 }

@@ -236,7 +236,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
       const lead = (await leadByThread(deps, c.threadIds, refs)) ?? (m.from ? (await pinnedRowsOf(deps, m.from, mailboxId))[0] : undefined);
       if (!lead) return 'IGNORED';
       const fresh = await record(deps, 'REPLY', mailbox, m, lead);
-      const moved = await facts.replied(deps, lead, m.receivedAt);
+      const moved = await facts.replied(deps, lead, m.receivedAt, { mailboxId, fromEmail: m.from ?? '', subject: m.subject.slice(0, 500), snippet: snippetOf(m.text) });
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
       return 'REPLY';

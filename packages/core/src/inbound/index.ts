@@ -22,6 +22,7 @@ import { applyMessages, type Outcome } from './apply.ts';
 import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './entity.ts';
 import { filingUnknown, findOutSentFiling } from './sent-filing.ts';
 import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
+import { setMailboxError } from '../mailbox/error-state.ts';
 
 /** Each mailbox is read every 5 minutes of engine time (TIME_SCALE applies; docs/inbound.md) ... */
 export const POLL_EVERY_MS = 5 * 60_000;
@@ -201,7 +202,7 @@ async function failed(deps: D, mailbox: Mailbox, state: InboxState, leaseId: str
   deps.log.warn('inbox read failed', { mailboxId: id, failures, reason: err instanceof InboxReadError ? err.reason : undefined, err });
   await save(deps, id, leaseId, { failures, retryAfter: deps.wallClock.now() + backoff, nextPollAt: deps.clock.now() + POLL_EVERY_MS, lastError: sentence }, ['leaseId', 'leaseUntil']);
   if (refused && mailbox.status !== 'ERROR') {
-    await deps.store.update(mailboxKey(id), { set: { status: 'ERROR', lastError: sentence }, if: { itemExists: true } }).catch(() => undefined);
+    await setMailboxError(deps, mailbox, sentence, { itemExists: true }).catch(() => undefined);
   }
 }
 

@@ -26,7 +26,7 @@ import type { CampaignStepJob } from '../sending/job.entity.ts';
 import { fromItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadKey, pinIndex, withoutPinIndex } from './keys.ts';
 import { rowsOf, SENDABLE, statusOps, transition } from './sequence.ts';
-import { eventOps } from '../webhooks/events.ts';
+import { bounceEventOps, eventOps } from '../webhooks/events.ts';
 
 /** A row that stops leaves the index of leads pinned to a mailbox (a deleted mailbox has nothing left to end there). */
 const UNPIN = withoutPinIndex();
@@ -125,13 +125,30 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
   return true;
 }
 
-/** Replied (at the message's time): the lead is REPLIED, the campaign counts the reply, the sequence's open jobs end. */
-export async function replied(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'metrics'>, lead: Lead, receivedAt: number): Promise<boolean> {
+/** What a reply.received event tells of the message (docs/webhooks.md, Events). */
+export interface ReplyMessage {
+  mailboxId: string;
+  fromEmail: string;
+  subject: string;
+  snippet: string;
+}
+
+/**
+ * Replied (at the message's time): the lead is REPLIED, the campaign counts the reply, the sequence's open jobs end,
+ * and the reply.received event goes with the move (keyed by the lead: its first reply is the fact).
+ */
+export async function replied(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, receivedAt: number, reply?: ReplyMessage): Promise<boolean> {
+  const event = reply
+    ? await eventOps(deps, 'reply.received', { leadId: lead.id, campaignId: lead.campaignId, ...reply, receivedAt: iso(receivedAt) }, `${leadKey(lead.id).pk}#REPLIED`)
+    : [];
   // The sequence stops at once: the lead's status (which the send path checks right before SMTP) and its open jobs.
-  const moved = await transition(deps, lead, 'REPLIED', {
-    set: { repliedAt: iso(receivedAt) },
-    campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps.clock.now()) } },
-  });
+  const moved = await transition(
+    deps,
+    lead,
+    'REPLIED',
+    { set: { repliedAt: iso(receivedAt) }, campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps.clock.now()) } } },
+    event,
+  );
   if (moved) deps.metrics.count('Replies');
   await cancelOpenJobs(deps, lead.id, 'the lead replied');
   return moved;
@@ -159,8 +176,10 @@ export interface Bounce {
 export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, b: Bounce): Promise<boolean> {
   const now = deps.clock.now();
   const change = { set: { bounce: { ...b.note, via: b.source } }, campaign: { set: { lastActivityAt: iso(now) } } };
+  // The email.bounced event goes with the move to BOUNCED, so a bounce read twice (or at SMTP time and in a report) gives one.
+  const event = await bounceEventOps(deps, lead, b.sentFrom, b.note);
   if (!b.note.confirmed) {
-    const moved = await transition(deps, lead, 'BOUNCED', change);
+    const moved = await transition(deps, lead, 'BOUNCED', change, event);
     await cancelOpenJobs(deps, lead.id, 'the address bounced');
     if (moved) {
       deps.metrics.count('UnconfirmedReports');
@@ -170,7 +189,7 @@ export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wal
   }
   const pair = pairFromItem(await deps.store.get(pairKey(lead.campaignId, b.sentFrom)));
   const listed = await suppression.suppressOp(deps, lead.email, 'bounce');
-  const moved = await transition(deps, lead, 'BOUNCED', change, [listed, ...breaker.bounceCountOps(lead.campaignId, b.sentFrom, pair, now, b.source === 'smtp')]);
+  const moved = await transition(deps, lead, 'BOUNCED', change, [listed, ...breaker.bounceCountOps(lead.campaignId, b.sentFrom, pair, now, b.source === 'smtp'), ...event]);
   // Bounced before (a report read again) or stopped another way: the address is listed all the same.
   if (!moved) await deps.store.put(listed.put);
   await cancelOpenJobs(deps, lead.id, 'the address bounced');
@@ -187,17 +206,35 @@ export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wal
  * every campaign; unconfirmed, only this lead's sequence ends (SUPPRESSED)
  * and the list is left alone.
  */
-export async function complained(deps: Pick<Deps, 'store' | 'keys' | 'wallClock' | 'metrics'>, lead: Lead, confirmed: boolean): Promise<boolean> {
+export async function complained(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, confirmed: boolean): Promise<boolean> {
+  // The email.complained event goes with this lead's row stopping: a complaint about a row already stopped is no new fact.
+  const event = await eventOps(deps, 'email.complained', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#COMPLAINED`);
   let fresh: boolean;
-  if (confirmed) fresh = await suppressAddress(deps, lead.email, 'complaint');
-  else if ((fresh = await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: UNPIN }))) deps.metrics.count('UnconfirmedReports');
+  if (confirmed) {
+    await suppression.suppress(deps, lead.email, 'complaint');
+    const own = await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN }, event);
+    fresh = (await stopEverywhere(deps, lead.email)) || own;
+  } else if ((fresh = await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: UNPIN }, event))) deps.metrics.count('UnconfirmedReports');
   await cancelOpenJobs(deps, lead.id, 'the recipient complained');
   return fresh;
 }
 
-/** Unsubscribed: the address (or, for a deleted lead, the hash that stayed of it) is suppressed, and its rows stop. */
-export async function unsubscribed(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, who: { email: string } | { addressHash: string }): Promise<boolean> {
-  if ('email' in who) return suppressAddress(deps, who.email, 'unsubscribe');
+/**
+ * Unsubscribed: the address (or, for a deleted lead, the hash that stayed of it) is suppressed, and its rows stop.
+ * The lead whose link it was stops first, with the lead.unsubscribed event (a second click finds it stopped: no second event).
+ */
+export async function unsubscribed(
+  deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log'>,
+  who: { email: string; lead?: Lead } | { addressHash: string },
+): Promise<boolean> {
+  if ('email' in who) {
+    await suppression.suppress(deps, who.email, 'unsubscribe');
+    const lead = who.lead;
+    const own = lead
+      ? await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN }, await eventOps(deps, 'lead.unsubscribed', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#UNSUBSCRIBED`))
+      : false;
+    return (await stopEverywhere(deps, who.email)) || own;
+  }
   await suppression.suppressHash(deps, who.addressHash, 'unsubscribe');
   return false;
 }

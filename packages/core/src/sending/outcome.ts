@@ -9,6 +9,7 @@ import { withoutAddresses } from '../log.ts';
 import type { SendResult } from '../ports/mailer.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
+import { setMailboxError } from '../mailbox/error-state.ts';
 import { refundDailySend } from './cadence.ts';
 import type { Composed } from './compose.ts';
 import type { Held } from './claim.ts';
@@ -112,7 +113,7 @@ export async function recordFailure(
       await f.plan.recordUnknown(job, f.mailbox, f.composed);
       return 'unconfirmed';
     case 'auth':
-      await deps.store.update(mailboxKey(f.mailbox.id), { set: { status: 'ERROR', lastError: 'The SMTP server refused the sign-in.' } });
+      await setMailboxError(deps, f.mailbox, 'The SMTP server refused the sign-in.');
       await refundDailySend(deps, f.mailbox.id, f.day);
       await move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError } });
       return 'rescheduled';

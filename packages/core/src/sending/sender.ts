@@ -5,6 +5,7 @@ import { addressHash } from '../suppression/index.ts';
 import { domainKey } from '../domain/keys.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { MailboxAccessError, smtpTransport } from '../mailbox/access.ts';
+import { setMailboxError } from '../mailbox/error-state.ts';
 import type { MailboxTransport } from '../ports/mailer.ts';
 import type { JobRef } from '../ports/queue.ts';
 import { fromItem as mailboxFromItem } from '../mailbox/entity.ts';
@@ -177,7 +178,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
     } catch (err) {
       if (!(err instanceof MailboxAccessError)) throw err;
       // The mailbox cannot sign in (no password, a revoked OAuth grant): it shows ERROR until its owner fixes it.
-      await deps.store.update(mailboxKey(mailbox.id), { set: { status: 'ERROR', lastError: err.message } });
+      await setMailboxError(deps, mailbox, err.message);
       return ctl.reschedule(now, err.message);
     }
     if (opts.timeLeft && opts.timeLeft() < SMTP_BUDGET_MS) throw new HandBack();

@@ -113,3 +113,11 @@ export async function writeEvent(
   const ops = await eventOps(deps, type, data, factKey);
   if (ops.length > 0) await deps.store.transact(ops);
 }
+
+/** email.bounced: a lead moves to BOUNCED once, whether the bounce came at SMTP time or in a report, so the move names the fact. */
+export const bounceEventOps = (
+  deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
+  lead: { id: string; campaignId: string; email: string },
+  mailboxId: string,
+  bounce: { status: string; diagnostic?: string },
+) => eventOps(deps, 'email.bounced', { leadId: lead.id, campaignId: lead.campaignId, mailboxId, email: lead.email, status: bounce.status, diagnostic: bounce.diagnostic ?? '' }, `LEAD#${lead.id}#BOUNCED`);
