@@ -1,0 +1,94 @@
+/**
+ * One event per fact, on the unit tier: the facts' own writes carry their
+ * events, and a fact recorded again (a message read twice) makes none more.
+ */
+import { describe, expect, it } from 'vitest';
+import * as campaigns from '../campaign/index.ts';
+import * as domains from '../domain/index.ts';
+import * as leads from '../lead/index.ts';
+import * as mailboxes from '../mailbox/index.ts';
+import { applyMessages } from '../inbound/apply.ts';
+import type { InboundMessage } from '../ports/mail-reader.ts';
+import { jobId, jobKey } from '../sending/keys.ts';
+import { sendJob } from '../sending/sender.ts';
+import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
+import * as webhooks from './index.ts';
+import { deliveryKey } from './keys.ts';
+
+async function setup() {
+  const deps = unitDeps();
+  const hook = await webhooks.create(deps, { url: 'https://hooks.example.com/in', events: ['*'] });
+  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello.', mailboxIds: [String(box.id)], steps: [{ waitDays: 3, body: 'Bump.' }] });
+  const ids: Record<string, string> = {};
+  const messageIds: Record<string, string> = {};
+  for (const email of ['ann@client.com', 'gone@client.com']) {
+    ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'F' })).id);
+  }
+  await campaigns.launch(deps, String(c.id));
+  for (const email of Object.keys(ids)) {
+    const id = jobId(ids[email]!, 0);
+    await deps.store.update(jobKey(id), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    expect(await sendJob(deps, id)).toBe('sent');
+    messageIds[email] = deps.mailer.sent.at(-1)!.email.messageId;
+    deps.clock.advance(11 * 60_000);
+  }
+  return { deps, hook, box, campaignId: String(c.id), ids, messageIds };
+}
+
+const owed = async (deps: UnitDeps, hookId: string) => (await webhooks.deliveries(deps, hookId)).deliveries;
+const bodyOf = async (deps: UnitDeps, hookId: string, eventId: string) => JSON.parse(String((await deps.store.get(deliveryKey(hookId, eventId)))!.body));
+
+const message = (over: Partial<InboundMessage>): InboundMessage => ({
+  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please.', ...over,
+});
+
+describe('events of facts', () => {
+  it('two emails give two email.sent; a reply and a hard bounce read twice give one event each; a delay gives none', async () => {
+    const { deps, hook, box, campaignId, ids, messageIds } = await setup();
+    const sent = (await owed(deps, hook.id)).filter((d) => d.type === 'email.sent');
+    expect(sent).toHaveLength(2);
+    const first = await bodyOf(deps, hook.id, sent.at(-1)!.eventId);
+    expect(first.data).toMatchObject({ leadId: ids['ann@client.com'], campaignId, mailboxId: String(box.id), step: 0, messageId: messageIds['ann@client.com'] });
+
+    const mailbox = await mailboxes.get(deps, String(box.id));
+    const reply = message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Yes, let us talk.' });
+    const gone = message({
+      from: 'mailer-daemon@mx.sender.com',
+      headers: { 'auto-submitted': 'auto-replied' },
+      report: { type: 'delivery-status', fields: 'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; gone@client.com\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user\n', original: { messageId: messageIds['gone@client.com']!, to: ['gone@client.com'] } },
+    });
+    const slow = message({
+      from: 'mailer-daemon@mx.sender.com',
+      headers: { 'auto-submitted': 'auto-replied' },
+      report: { type: 'delivery-status', fields: 'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ann@client.com\nAction: delayed\nStatus: 4.4.1\n', original: { messageId: messageIds['ann@client.com']!, to: ['ann@client.com'] } },
+    });
+    for (let i = 0; i < 2; i++) await applyMessages(deps, mailbox, [reply, gone, slow]);
+
+    const types = (await owed(deps, hook.id)).map((d) => d.type).sort();
+    expect(types).toEqual(['email.bounced', 'email.sent', 'email.sent', 'reply.received']);
+    const all = await owed(deps, hook.id);
+    const replied = await bodyOf(deps, hook.id, all.find((d) => d.type === 'reply.received')!.eventId);
+    expect(replied.data).toMatchObject({ leadId: ids['ann@client.com'], campaignId, mailboxId: String(box.id), fromEmail: 'ann@client.com', subject: 'Re: Hi', snippet: expect.stringContaining('Yes, let us talk.') });
+    const bounced = await bodyOf(deps, hook.id, all.find((d) => d.type === 'email.bounced')!.eventId);
+    expect(bounced.data).toMatchObject({ leadId: ids['gone@client.com'], campaignId, email: 'gone@client.com', status: '5.1.1' });
+  });
+
+  it('a campaign paused by hand gives one campaign.paused; pausing it again gives none', async () => {
+    const { deps, hook, campaignId } = await setup();
+    await campaigns.setStatus(deps, campaignId, 'PAUSED');
+    await campaigns.setStatus(deps, campaignId, 'PAUSED');
+    const paused = (await owed(deps, hook.id)).filter((d) => d.type === 'campaign.paused');
+    expect(paused).toHaveLength(1);
+    expect((await bodyOf(deps, hook.id, paused[0]!.eventId)).data).toEqual({ campaignId, reason: 'manual' });
+  });
+
+  it('makes no event when no webhook listens to the type', async () => {
+    const { deps, hook, campaignId } = await setup();
+    await webhooks.remove(deps, hook.id);
+    const other = await webhooks.create(deps, { url: 'https://hooks.example.com/other', events: ['mailbox.error'] });
+    await campaigns.setStatus(deps, campaignId, 'PAUSED');
+    expect(await owed(deps, other.id)).toEqual([]);
+  });
+});
