@@ -15,7 +15,7 @@ export { MailboxAccessError };
 
 export const passwordContext = (mailboxId: string) => ({ purpose: 'mailbox-password', mailboxId });
 
-type D = Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>;
+type D = Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'clock' | 'log'>;
 
 export { hasCredentials } from './entity.ts';
 

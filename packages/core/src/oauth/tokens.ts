@@ -5,6 +5,7 @@
  */
 import type { Deps } from '../deps.ts';
 import { EngineError } from '../errors.ts';
+import { setMailboxError } from '../mailbox/error-state.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { OAuthRefusedError, type OAuthProviderName } from '../ports/oauth.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
@@ -47,7 +48,7 @@ export class MailboxAccessError extends EngineError {
  * which stops its sends, and throws MailboxAccessError; a provider that cannot
  * be reached throws as it is, to be tried again later.
  */
-export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>, mailbox: Mailbox): Promise<string> {
+export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'clock' | 'log'>, mailbox: Mailbox): Promise<string> {
   const id = mailbox.id;
   const sealed = mailbox.sealedRefreshToken ?? '';
   const provider = providerOf(mailbox.provider);
@@ -61,7 +62,7 @@ export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 
   }
   let pending = cache.get(id);
   if (!pending) {
-    pending = refresh(deps, id, provider, sealed);
+    pending = refresh(deps, mailbox, provider, sealed);
     cache.set(id, pending);
     pending.catch(() => {
       if (cache.get(id) === pending) cache.delete(id);
@@ -71,11 +72,12 @@ export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 
 }
 
 async function refresh(
-  deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'log'>,
-  id: string,
+  deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'clock' | 'log'>,
+  mailbox: Pick<Mailbox, 'id' | 'email'>,
   provider: OAuthProviderName,
   sealed: string,
 ): Promise<Cached> {
+  const id = mailbox.id;
   const rules = PROVIDERS[provider];
   const app = deps.config.oauth?.[provider];
   if (!app) throw new MailboxAccessError(`${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`);
@@ -96,9 +98,7 @@ async function refresh(
     const sentence = `${rules.label} refused to renew the mailbox's access (it was revoked or expired): connect the mailbox again.`;
     deps.log.warn('oauth refresh refused; mailbox set to ERROR', { mailboxId: id, provider, error: err.error });
     // Conditional on the same grant: a reconnect that landed meanwhile is not undone.
-    await deps.store
-      .update(mailboxKey(id), { set: { status: 'ERROR', lastError: sentence }, if: { attr: 'sealedRefreshToken', op: '=', value: sealed } })
-      .catch(() => undefined);
+    await setMailboxError(deps, mailbox, sentence, { attr: 'sealedRefreshToken', op: '=', value: sealed }).catch(() => undefined);
     throw new MailboxAccessError(sentence);
   }
 }
