@@ -21,6 +21,7 @@ import { suppressAddress } from './facts.ts';
 import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
+import { eraseLeadEvents } from '../webhooks/events.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -224,6 +225,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     // What hangs off the row first (found by its id, safe to do twice), then the row and its field counts at once: an
     // erase stopped halfway and run again finds the row still under its address and finishes it, counting once.
     await eraseInbound(deps, lead.id);
+    await eraseLeadEvents(deps, lead.id);
     await forgetSubjects(deps, lead.id);
     try {
       await deps.store.transact([

@@ -8,8 +8,9 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import type { Store, TransactOp } from '../ports/store.ts';
-import { fromItem } from './entity.ts';
-import { allWebhooks, deliveriesOf, deliveryKey, pendingDeliveries, pendingSk } from './keys.ts';
+import { deliveryFromItem, fromItem } from './entity.ts';
+import { queryAll } from '../collections.ts';
+import { allWebhooks, deliveryIndexes, deliveryKey, eventsOfLead, withoutLeadEventsIndex, withoutPendingIndex } from './keys.ts';
 import type { EventType } from './webhooks.schema.ts';
 
 /**
@@ -87,10 +88,7 @@ export async function eventOps(
   return to.map((s) => ({
     put: {
       ...deliveryKey(s.id, id),
-      gsi2pk: deliveriesOf(s.id).pk,
-      gsi2sk: `${createdAt}#${id}`,
-      gsi3pk: pendingDeliveries().pk,
-      gsi3sk: pendingSk(now, s.id, id),
+      ...deliveryIndexes({ webhookId: s.id, eventId: id, createdAt, dueAt: now, leadId: typeof data.leadId === 'string' ? data.leadId : undefined }),
       webhookId: s.id,
       eventId: id,
       type,
@@ -121,3 +119,25 @@ export const bounceEventOps = (
   mailboxId: string,
   bounce: { status: string; diagnostic?: string },
 ) => eventOps(deps, 'email.bounced', { leadId: lead.id, campaignId: lead.campaignId, mailboxId, email: lead.email, status: bounce.status, diagnostic: bounce.diagnostic ?? '' }, `LEAD#${lead.id}#BOUNCED`);
+
+/**
+ * Erasure reaches the events: each event about the lead keeps its place in
+ * its webhook's deliveries and loses what it said of the person (its body
+ * becomes the bare event: id, type, time and the lead's id). One still owed
+ * is not sent: it is given up with the reason, as a receiver has no use for
+ * an emptied event. A worker already posting it when the erase came finishes
+ * that attempt. Returns how many events were emptied.
+ */
+export async function eraseLeadEvents(deps: Pick<Deps, 'store'>, leadId: string): Promise<number> {
+  const items = await queryAll(deps.store, eventsOfLead(leadId));
+  for (const item of items) {
+    const d = deliveryFromItem(item);
+    const { id, type, createdAt } = JSON.parse(d.body) as { id: string; type: string; createdAt: string };
+    const owed = !d.delivered && !d.givenUp;
+    await deps.store.update(deliveryKey(d.webhookId, d.eventId), {
+      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: 'the lead was erased before the event was delivered' } : {}) },
+      remove: [...withoutLeadEventsIndex(), ...(owed ? withoutPendingIndex() : [])],
+    });
+  }
+  return items.length;
+}

@@ -75,6 +75,41 @@ describe('events of facts', () => {
     expect(bounced.data).toMatchObject({ leadId: ids['gone@client.com'], campaignId, email: 'gone@client.com', status: '5.1.1' });
   });
 
+  it('erasing a lead empties its events: an owed one is not sent, a delivered one keeps its place without the address', async () => {
+    const { deps, hook, box, ids, messageIds } = await setup();
+    const mailbox = await mailboxes.get(deps, String(box.id));
+    await applyMessages(deps, mailbox, [message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Call me on 555 0100.' })]);
+    const annEvents = async () => {
+      const out = [];
+      for (const d of await owed(deps, hook.id)) {
+        const item = (await deps.store.get(deliveryKey(hook.id, d.eventId)))!;
+        if (JSON.parse(String(item.body)).data.leadId === ids['ann@client.com']) out.push(item);
+      }
+      return out;
+    };
+    const before = await annEvents();
+    expect(before.map((i) => i.type).sort()).toEqual(['email.sent', 'reply.received']);
+    // One was delivered already; the reply is still owed.
+    const sentEvent = before.find((i) => i.type === 'email.sent')!;
+    await deps.store.update(deliveryKey(hook.id, String(sentEvent.eventId)), { set: { delivered: true }, remove: ['gsi3pk', 'gsi3sk'] });
+
+    expect((await leads.erase(deps, { email: 'ann@client.com' })).erased).toBe(1);
+    const after = await annEvents();
+    expect(after).toHaveLength(2);
+    for (const item of after) {
+      expect(String(item.body)).not.toContain('ann@client.com');
+      expect(String(item.body)).not.toContain('555 0100');
+      expect(JSON.parse(String(item.body)).data).toEqual({ leadId: ids['ann@client.com'], erased: true });
+    }
+    const reply = after.find((i) => i.type === 'reply.received')!;
+    expect(reply).toMatchObject({ delivered: false, givenUp: true, lastError: 'the lead was erased before the event was delivered' });
+    expect(reply.gsi3pk).toBeUndefined();
+    expect(after.find((i) => i.type === 'email.sent')).toMatchObject({ delivered: true });
+    // The other lead's events are untouched.
+    const others = (await owed(deps, hook.id)).length - after.length;
+    expect(others).toBeGreaterThan(0);
+  });
+
   it('a campaign paused by hand gives one campaign.paused; pausing it again gives none', async () => {
     const { deps, hook, campaignId } = await setup();
     await campaigns.setStatus(deps, campaignId, 'PAUSED');

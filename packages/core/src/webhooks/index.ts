@@ -12,7 +12,7 @@ import { sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { deliveryFromItem, fromItem, type Webhook } from './entity.ts';
 import { forgetSubscriptions } from './events.ts';
-import { allWebhooks, deliveriesOf, webhookKey } from './keys.ts';
+import { allWebhooks, deliveriesOf, webhookIndexes, webhookKey } from './keys.ts';
 import { CreateWebhook } from './webhooks.schema.ts';
 import type { DeliveryView, WebhookView } from './webhooks.view.ts';
 
@@ -29,12 +29,10 @@ export async function create(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, b
   const createdAt = new Date(deps.wallClock.now()).toISOString();
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const sealedSecret = await sealSecret(deps.keys, secret, secretContext(id));
-  await deps.store.put({ ...webhookKey(id), ...allWebhooksKeys(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, { if: { itemExists: false } });
+  await deps.store.put({ ...webhookKey(id), ...webhookIndexes(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, { if: { itemExists: false } });
   forgetSubscriptions(deps.store);
   return { id, url: input.url, events: input.events, secret, createdAt };
 }
-
-const allWebhooksKeys = (createdAt: string, id: string) => ({ gsi1pk: allWebhooks().pk, gsi1sk: `${createdAt}#${id}` });
 
 export async function list(deps: Pick<Deps, 'store'>): Promise<WebhookView[]> {
   const out: WebhookView[] = [];
