@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
+import type { TransactOp } from '../ports/store.ts';
+import { eventOps } from '../webhooks/events.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { rowsOf } from '../lead/sequence.ts';
@@ -58,8 +60,11 @@ function recordId(mailboxId: string, m: InboundMessage, leadId: string): string 
   return createHash('sha256').update(`${mailboxId}\u0000${identity}\u0000${leadId}`).digest('base64url').slice(0, 26);
 }
 
-/** Stores the record once; false when it was already there (the message was read before). */
-async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMessage, lead: Lead, extra: Partial<InboundRecord> = {}): Promise<boolean> {
+/**
+ * Stores the record once, with what rides on it (a reply's event) in the same transaction; false when it was
+ * already there (the message was read before).
+ */
+async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMessage, lead: Lead, extra: Partial<InboundRecord> = {}, also: (id: string, r: InboundRecord) => Promise<TransactOp[]> = async () => []): Promise<boolean> {
   const r: InboundRecord = {
     id: recordId(mailbox.id, m, lead.id),
     kind,
@@ -74,7 +79,9 @@ async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMe
   };
   if (r.fromEmail) r.fromHash = await suppression.addressHash(deps, r.fromEmail);
   try {
-    await deps.store.put(inboundToItem(r), { if: { itemExists: false } });
+    const ops = await also(r.id, r);
+    if (ops.length) await deps.store.transact([{ put: inboundToItem(r), if: { itemExists: false } }, ...ops]);
+    else await deps.store.put(inboundToItem(r), { if: { itemExists: false } });
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
@@ -235,8 +242,12 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
     case 'REPLY': {
       const lead = (await leadByThread(deps, c.threadIds, refs)) ?? (m.from ? (await pinnedRowsOf(deps, m.from, mailboxId))[0] : undefined);
       if (!lead) return 'IGNORED';
-      const fresh = await record(deps, 'REPLY', mailbox, m, lead);
-      const moved = await facts.replied(deps, lead, m.receivedAt, { mailboxId, fromEmail: m.from ?? '', subject: m.subject.slice(0, 500), snippet: snippetOf(m.text) });
+      // Every reply is an event (a lead's second answer matters to a CRM as much as its first): it rides on the reply's own
+      // record, stored once per message, so a message read twice gives one.
+      const fresh = await record(deps, 'REPLY', mailbox, m, lead, {}, (id, r) =>
+        eventOps(deps, 'reply.received', { leadId: lead.id, campaignId: lead.campaignId, mailboxId, fromEmail: r.fromEmail, subject: r.subject, snippet: r.snippet, receivedAt: r.receivedAt }, `INBOUND#${id}`),
+      );
+      const moved = await facts.replied(deps, lead, m.receivedAt);
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
       return 'REPLY';

@@ -125,29 +125,18 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
   return true;
 }
 
-/** What a reply.received event tells of the message (docs/webhooks.md, Events). */
-export interface ReplyMessage {
-  mailboxId: string;
-  fromEmail: string;
-  subject: string;
-  snippet: string;
-}
-
 /**
- * Replied (at the message's time): the lead is REPLIED, the campaign counts the reply, the sequence's open jobs end,
- * and the reply.received event goes with the move (keyed by the lead: its first reply is the fact).
+ * Replied (at the message's time): the lead is REPLIED, the campaign counts the reply, and the sequence's open jobs
+ * end. The reply.received event is not this fact's: every reply is one, so it rides on the reply's own stored record
+ * (inbound/apply.ts), and a lead's second answer gives an event too.
  */
-export async function replied(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, receivedAt: number, reply?: ReplyMessage): Promise<boolean> {
-  const event = reply
-    ? await eventOps(deps, 'reply.received', { leadId: lead.id, campaignId: lead.campaignId, ...reply, receivedAt: iso(receivedAt) }, `${leadKey(lead.id).pk}#REPLIED`)
-    : [];
+export async function replied(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, receivedAt: number): Promise<boolean> {
   // The sequence stops at once: the lead's status (which the send path checks right before SMTP) and its open jobs.
   const moved = await transition(
     deps,
     lead,
     'REPLIED',
     { set: { repliedAt: iso(receivedAt) }, campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps.clock.now()) } } },
-    event,
   );
   if (moved) deps.metrics.count('Replies');
   await cancelOpenJobs(deps, lead.id, 'the lead replied');

@@ -73,6 +73,14 @@ describe('events of facts', () => {
     expect(replied.data).toMatchObject({ leadId: ids['ann@client.com'], campaignId, mailboxId: String(box.id), fromEmail: 'ann@client.com', subject: 'Re: Hi', snippet: expect.stringContaining('Yes, let us talk.') });
     const bounced = await bodyOf(deps, hook.id, all.find((d) => d.type === 'email.bounced')!.eventId);
     expect(bounced.data).toMatchObject({ leadId: ids['gone@client.com'], campaignId, email: 'gone@client.com', status: '5.1.1' });
+
+    // A second answer from the same lead is a new reply, and a new event (read twice, still one more).
+    const again = message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Tuesday works.' });
+    for (let i = 0; i < 2; i++) await applyMessages(deps, mailbox, [again]);
+    const replies = (await owed(deps, hook.id)).filter((d) => d.type === 'reply.received');
+    expect(replies).toHaveLength(2);
+    const snippets = await Promise.all(replies.map(async (d) => (await bodyOf(deps, hook.id, d.eventId)).data.snippet));
+    expect(snippets.some((t: string) => t.includes('Tuesday works.'))).toBe(true);
   });
 
   it('erasing a lead empties its events: an owed one is not sent, a delivered one keeps its place without the address', async () => {
