@@ -3,7 +3,11 @@ import type { Deps } from '../deps.ts';
 import { parse } from '../validate.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from '../sending/cadence.ts';
 import { claimedJobs, dueJobs, queueCounterKeys, queueSwitchKey, UNCONFIRMED } from '../sending/keys.ts';
-import { queryShards } from '../collections.ts';
+import { eachLimited, queryAll, queryShards } from '../collections.ts';
+import { ConditionFailedError } from '../errors.ts';
+import { allCampaigns } from '../campaign/keys.ts';
+import { fromItem as campaignFromItem } from '../campaign/entity.ts';
+import { writeEvent } from '../webhooks/events.ts';
 import { queuePaused } from '../sending/sender.ts';
 import { kindOf } from '../job-kinds.ts';
 import { fromItem as jobFromItem, type Job } from '../sending/job.entity.ts';
@@ -66,9 +70,29 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>): Promise<Queue
   };
 }
 
-/** POST /v1/queue/pause: a real pause. Nothing is sent while it holds; jobs keep their place and go on resume. */
-export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock'>, body: unknown) {
+/**
+ * POST /v1/queue/pause: a real pause. Nothing is sent while it holds; jobs keep their place and go on resume.
+ * Turning it on stops every running campaign, so each one's campaign.paused event (reason `queue`) follows.
+ */
+export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, body: unknown) {
   const { paused } = parse(PauseInput, body);
-  await deps.store.put({ ...queueSwitchKey, paused, changedAt: new Date(deps.wallClock.now()).toISOString() });
+  const changedAt = new Date(deps.wallClock.now()).toISOString();
+  try {
+    // Only the change from running to paused is the fact: pausing a paused queue again announces nothing.
+    await deps.store.put({ ...queueSwitchKey, paused, changedAt }, paused ? { if: { or: [{ attr: 'paused', exists: false }, { attr: 'paused', op: '=', value: false }] } } : {});
+    if (paused) await announcePause(deps, changedAt);
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
   return status(deps);
+}
+
+/**
+ * The campaign.paused events of a queue pause, one per ACTIVE campaign, each in its own write after the switch
+ * (a pause may stop more campaigns than one transaction holds). Keyed by the pause's time, so a pause repeated
+ * after a resume announces again; a crash between the switch and these writes loses the events, not the pause.
+ */
+async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, changedAt: string): Promise<void> {
+  const running = (await queryAll(deps.store, allCampaigns())).map(campaignFromItem).filter((c) => c.status === 'ACTIVE');
+  await eachLimited(running, 4, (c) => writeEvent(deps, 'campaign.paused', { campaignId: c.id, reason: 'queue' }, `QUEUE#PAUSED#${changedAt}#${c.id}`));
 }

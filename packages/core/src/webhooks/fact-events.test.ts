@@ -7,6 +7,7 @@ import * as campaigns from '../campaign/index.ts';
 import * as domains from '../domain/index.ts';
 import * as leads from '../lead/index.ts';
 import * as mailboxes from '../mailbox/index.ts';
+import * as queue from '../queue/index.ts';
 import { applyMessages } from '../inbound/apply.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
@@ -116,6 +117,24 @@ describe('events of facts', () => {
     // The other lead's events are untouched.
     const others = (await owed(deps, hook.id)).length - after.length;
     expect(others).toBeGreaterThan(0);
+  });
+
+  it('pausing the whole queue gives each running campaign one campaign.paused (reason queue); pausing it again gives none', async () => {
+    const { deps, hook, campaignId } = await setup();
+    const paused = async () => {
+      const out = [];
+      for (const d of (await owed(deps, hook.id)).filter((x) => x.type === 'campaign.paused')) out.push((await bodyOf(deps, hook.id, d.eventId)).data);
+      return out;
+    };
+    await queue.pause(deps, { paused: true });
+    expect(await paused()).toEqual([{ campaignId, reason: 'queue' }]);
+    await queue.pause(deps, { paused: true });
+    expect(await paused()).toHaveLength(1);
+    // Resumed and paused again later: a new pause, a new event.
+    await queue.pause(deps, { paused: false });
+    deps.wallClock.advance(60_000);
+    await queue.pause(deps, { paused: true });
+    expect(await paused()).toHaveLength(2);
   });
 
   it('a campaign paused by hand gives one campaign.paused; pausing it again gives none', async () => {
