@@ -13,6 +13,7 @@ import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
+import { sendWindow } from './due.ts';
 import { jobsOfCampaign, planningIndex, withoutPlanningIndex } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
 import { dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
@@ -61,7 +62,8 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   // Many jobs to a write; a job planned already (a second planning) is refused by its own condition.
   const made = await applyGroups(
     deps,
-    fresh.map((lead, i) => createJobOps({ leadId: lead.id, campaignId, step: 0, ...slot(i) }, now)),
+    // Into each lead's window: a slot that falls outside it is planned at the window's next opening.
+    fresh.map((lead, i) => createJobOps({ leadId: lead.id, campaignId, step: 0, ...slot(i), open: sendWindow(campaign.schedule, lead.customFields) }, now)),
   );
   const planned = made.filter(Boolean).length;
   const more = Boolean(page.cursor);
@@ -82,6 +84,7 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   const now = deps.clock.now();
   const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
   for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
+    // Its window (the schedule may have changed while it was parked) is applied when it is claimed: reading each lead here would cost a read a job.
     await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } });
   }
   await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: withoutPlanningIndex() });
@@ -95,9 +98,10 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<boolean> {
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds' | 'schedule'>, lead: Pick<Lead, 'id' | 'customFields'>): Promise<boolean> {
   const slot = await firstEmailPlan(deps, campaign, 0);
-  if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0) }, deps.clock.now()))) return false;
+  const open = sendWindow(campaign.schedule, lead.customFields);
+  if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0), open }, deps.clock.now()))) return false;
   await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
   return true;
 }
