@@ -354,6 +354,52 @@ describe('a lead\'s zone on its row', () => {
   });
 });
 
+describe('GET /v1/leads/{id}/next-send', () => {
+  const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+
+  it('answers when the next step may start and what holds it, the same on every read while nothing changes', async () => {
+    const now = engine.deps.clock.now();
+    const today = new Date(now).getUTCDay();
+    // Every day but today, all day, in a zone at UTC all year: closed now, open from the next midnight UTC.
+    const schedule = { timezone: 'Africa/Abidjan', useLeadTimezone: false, days: DAYS.filter((_, i) => i !== today), start: '00:00', end: '24:00' };
+    const box = await mailbox(api, domain, `next${randomUUID().slice(0, 8)}`);
+    const c = await campaign(api, { mailboxIds: [box.id], schedule });
+    const lead = await addLead({ campaignId: c.id, email: 'next@send.example', customFields: { timezone: 'Asia/Tokyo' } });
+
+    const draft = await api.request('GET', `/v1/leads/${lead.id}/next-send`);
+    expect(draft.status).toBe(200);
+    expect(draft.body).toMatchObject({ leadId: lead.id, campaignId: c.id, step: 0, earliestAt: null, timezone: 'Africa/Abidjan', timezoneSource: 'campaign' });
+    expect(draft.body.blockedBy.map((b: { rule: string }) => b.rule).sort()).toEqual(['paused', 'window']);
+
+    expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
+    const first = await api.request('GET', `/v1/leads/${lead.id}/next-send`);
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
+    expect(first.body).toMatchObject({ step: 0, earliestAt: new Date(midnight).toISOString() });
+    expect(first.body.blockedBy).toEqual([expect.objectContaining({ rule: 'window', until: new Date(midnight).toISOString() })]);
+    expect(first.body.blockedBy[0].detail).toMatch(/00:00 to 24:00 in Africa\/Abidjan/);
+    expect((await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body).toEqual(first.body);
+
+    // Without a schedule: no zone, no window.
+    await api.request('PATCH', `/v1/campaigns/${c.id}`, { schedule: null });
+    const anyHour = (await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body;
+    expect(anyHour).toMatchObject({ step: 0, timezone: null, timezoneSource: null });
+    expect(anyHour.blockedBy.map((b: { rule: string }) => b.rule)).not.toContain('window');
+    expect(anyHour.earliestAt).not.toBeNull();
+
+    // A suppressed address never gets its next step.
+    await api.request('POST', `/v1/leads/${lead.id}/suppress`);
+    const stopped = (await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body;
+    expect(stopped).toMatchObject({ step: null, earliestAt: null });
+    expect(stopped.blockedBy.map((b: { rule: string }) => b.rule)).toContain('suppressed');
+  });
+
+  it('answers 404 for an unknown lead', async () => {
+    const res = await api.request('GET', '/v1/leads/no-such-lead/next-send');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/no lead/);
+  });
+});
+
 describe('POST /v1/leads/webhook (no token)', () => {
   it('accepts a new lead with 200 { accepted: true } and stores it, neutralized', async () => {
     const c = await campaign(api);
