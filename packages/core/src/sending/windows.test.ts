@@ -13,6 +13,7 @@ import { getJob } from './jobs.ts';
 import { refOf } from '../job-kinds.ts';
 import { jobId, jobKey } from './keys.ts';
 import { sendJob } from './sender.ts';
+import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { dueTime, sendWindow } from './due.ts';
 
 const HOUR = 3_600_000;
@@ -71,6 +72,23 @@ describe('sending windows on the send path', () => {
     await queueNow(deps, ktm);
     expect(await sendJob(deps, ktm)).toBe('rescheduled');
     expect((await getJob(deps, ktm))!.dueAt).toBe(Date.UTC(2026, 2, 3, 3, 15));
+  });
+
+  it('spaces one mailbox\'s first emails after a window\'s opening as it would have at any hour, and leaves an open zone\'s leads where they were', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, {
+      'a@client.com': { timezone: 'America/New_York' },
+      'b@client.com': { timezone: 'America/New_York' },
+      'c@client.com': { timezone: 'Europe/Berlin' },
+      'd@client.com': { timezone: 'America/New_York' },
+    });
+    const due = async (email: string) => (await getJob(deps, jobId(ids[email]!, 0)))!.dueAt;
+    const spacing = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
+    const opening = Date.UTC(2026, 2, 2, 14);
+    const ny = [await due('a@client.com'), await due('b@client.com'), await due('d@client.com')].sort((x, y) => x - y);
+    expect(ny).toEqual([opening, opening + spacing, opening + 2 * spacing]);
+    // Berlin is open: it keeps its slot, one of the mailbox's first four turns this morning.
+    expect([0, 1, 2, 3].map((k) => MON_0900_UTC + k * spacing)).toContain(await due('c@client.com'));
   });
 
   it('a follow-up waits its waitDays from the send before it, then for the window (Friday + 1 day: Monday\'s opening)', async () => {
