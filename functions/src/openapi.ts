@@ -23,6 +23,7 @@ import { ReplyPageView } from '@outbound/core/inbound/reply.view';
 import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
 import { LeadInput } from '@outbound/core/lead/lead.schema';
 import { LeadPageView, LeadView } from '@outbound/core/lead/lead.view';
+import { NextSendView } from '@outbound/core/sending/next-send.view';
 import { UploadInput } from '@outbound/core/lead/import/index';
 import { ImportResultView, UploadTicketView } from '@outbound/core/lead/import/view';
 import { CreateMailbox, UpdateMailbox } from '@outbound/core/mailbox/mailbox.schema';
@@ -94,6 +95,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'POST /v1/leads/import': { summary: 'Import a CSV (multipart: campaignId, file); answers within 20 s, COMPLETED or RUNNING', body: 'multipart', ok: [200, ImportResultView], errors: [413, 422, 429] },
   'POST /v1/leads/imports': { summary: 'Start an import whose file goes to a signed upload link (files over 4 MB on AWS)', body: UploadInput, ok: [201, UploadTicketView], errors: [413, 422, 429] },
   'GET /v1/leads/imports/{importId}': { summary: 'An import’s progress and counts', ok: [200, ImportResultView], errors: [404] },
+  'GET /v1/leads/{id}/next-send': { summary: 'When the lead’s next email may start, and every rule holding it now', ok: [200, NextSendView], errors: [404] },
   'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, LeadView], errors: [404] },
   'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, z.object({ erased: z.int() })], errors: [422] },
   'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },

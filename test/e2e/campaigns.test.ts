@@ -111,6 +111,14 @@ describe('GET and PATCH /v1/campaigns/{id}', () => {
     [{ steps: [{ waitDays: 2, body: 'x', extra: 1 }] }, /unknown field extra/],
     [{ bounceRateThreshold: 0 }, /^bounceRateThreshold: /],
     [{ pausedForBounceRate: true }, /^pausedForBounceRate: /],
+    [{ schedule: { timezone: 'Mars/Olympus', start: '09:00', end: '17:00' } }, /^schedule\.timezone: Mars\/Olympus is not an IANA time zone/],
+    [{ schedule: { timezone: '+05:30', start: '09:00', end: '17:00' } }, /^schedule\.timezone: /],
+    [{ schedule: { timezone: 'Europe/Berlin', start: '9am', end: '17:00' } }, /^schedule\.start: must be a time HH:MM/],
+    [{ schedule: { timezone: 'Europe/Berlin', start: '17:00', end: '09:00' } }, /^schedule\.end: must be later than start/],
+    [{ schedule: { timezone: 'Europe/Berlin', start: '09:00', end: '17:00', days: [] } }, /^schedule\.days: must name at least one day/],
+    [{ schedule: { timezone: 'Europe/Berlin', start: '09:00', end: '17:00', days: ['monday'] } }, /^schedule\.days\.0: must each be one of/],
+    [{ schedule: { timezone: 'Europe/Berlin', end: '17:00' } }, /^schedule\.start is required/],
+    [{ schedule: 'weekdays' }, /^schedule: /],
   ])('refuses PATCH %j with 422 and changes nothing', async (body, message) => {
     const c = await campaign(api);
     const res = await api.request('PATCH', `/v1/campaigns/${c.id}`, body);
@@ -132,6 +140,37 @@ describe('GET and PATCH /v1/campaigns/{id}', () => {
       const res = await api.request(method, path, method === 'PATCH' ? { name: 'x' } : undefined);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
+  });
+});
+
+describe('a campaign schedule', () => {
+  it('is null unless given, is stored with its defaults on create and PATCH, and null removes it', async () => {
+    const plain = await campaign(api);
+    expect(plain.schedule).toBeNull();
+    const created = await api.request('POST', '/v1/campaigns', { name: 'Hours', aiPromptTemplate: 'x', schedule: { timezone: 'asia/kolkata', start: '09:30', end: '17:00' } });
+    expect(created.status).toBe(201);
+    const defaults = { timezone: 'Asia/Kolkata', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:30', end: '17:00' };
+    expect(created.body.schedule).toEqual(defaults);
+    expect((await api.request('GET', `/v1/campaigns/${created.body.id}`)).body.schedule).toEqual(defaults);
+
+    const weekend = { timezone: 'Europe/Berlin', useLeadTimezone: false, days: ['sun', 'sat'], start: '10:00', end: '24:00' };
+    const patched = await api.request('PATCH', `/v1/campaigns/${plain.id}`, { schedule: weekend });
+    expect(patched.status).toBe(200);
+    expect(patched.body.schedule).toEqual(weekend);
+    // A PATCH without it leaves it as it is.
+    expect((await api.request('PATCH', `/v1/campaigns/${plain.id}`, { name: 'Renamed' })).body.schedule).toMatchObject({ timezone: 'Europe/Berlin' });
+    expect((await api.request('GET', '/v1/campaigns')).body.find((r: { id: string }) => r.id === plain.id).schedule).toMatchObject({ start: '10:00' });
+    const removed = await api.request('PATCH', `/v1/campaigns/${plain.id}`, { schedule: null });
+    expect(removed.body.schedule).toBeNull();
+    expect((await api.request('GET', `/v1/campaigns/${plain.id}`)).body.schedule).toBeNull();
+  });
+
+  it('refuses a bad schedule on create with 422 naming the field, and stores nothing', async () => {
+    const before = (await api.request('GET', '/v1/campaigns')).body.length;
+    const res = await api.request('POST', '/v1/campaigns', { name: 'Bad hours', aiPromptTemplate: 'x', schedule: { timezone: 'Europe/Berlin', start: '18:00', end: '18:00' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/^schedule\.end: must be later than start \(18:00\)/);
+    expect((await api.request('GET', '/v1/campaigns')).body.length).toBe(before);
   });
 });
 

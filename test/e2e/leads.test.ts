@@ -313,6 +313,93 @@ describe('GET /v1/leads and the campaign leadsCount', () => {
 
 // ---------------------------------------------------------------- webhook
 
+describe('a lead\'s zone on its row', () => {
+  const schedule = { timezone: 'America/Chicago', start: '09:00', end: '17:00' };
+  const zoneOf = (l: Record<string, unknown>) => ({ timezone: l.timezone, timezoneSource: l.timezoneSource });
+
+  it('shows timezone and timezoneSource when the campaign has a schedule (own field, country, region, else the campaign\'s), and neither without one', async () => {
+    const c = await campaign(api, { schedule });
+    const own = await api.request('POST', '/v1/leads', { campaignId: c.id, email: 'own@tz.example', customFields: { timezone: 'Asia/Kathmandu' } });
+    expect(own.status).toBe(201);
+    expect(zoneOf(own.body)).toEqual({ timezone: 'Asia/Kathmandu', timezoneSource: 'lead' });
+    await addLead({ campaignId: c.id, email: 'de@tz.example', customFields: { country: 'Germany' } });
+    await addLead({ campaignId: c.id, email: 'nsw@tz.example', customFields: { country: 'AU', region: 'NSW' } });
+    await addLead({ campaignId: c.id, email: 'us@tz.example', customFields: { country: 'US' } });
+    await addLead({ campaignId: c.id, email: 'bad@tz.example', customFields: { timezone: 'Nowhere/Land' } });
+    const expected = {
+      'own@tz.example': { timezone: 'Asia/Kathmandu', timezoneSource: 'lead' },
+      'de@tz.example': { timezone: 'Europe/Berlin', timezoneSource: 'country' },
+      'nsw@tz.example': { timezone: 'Australia/Sydney', timezoneSource: 'country' },
+      'us@tz.example': { timezone: 'America/Chicago', timezoneSource: 'campaign' },
+      'bad@tz.example': { timezone: 'America/Chicago', timezoneSource: 'campaign' },
+    };
+    const byCampaign = (await api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads as Record<string, unknown>[];
+    expect(Object.fromEntries(byCampaign.map((l) => [l.email, zoneOf(l)]))).toEqual(expected);
+    // Without campaignId, each row is read with its own campaign's schedule.
+    const plain = await campaign(api);
+    const anyHour = await addLead({ campaignId: plain.id, email: 'any@tz.example', customFields: { timezone: 'Europe/Paris' } });
+    expect(anyHour).not.toHaveProperty('timezone');
+    const everyone = (await api.request('GET', '/v1/leads?limit=1000')).body.leads as Record<string, unknown>[];
+    expect(everyone.find((l) => l.email === 'nsw@tz.example')).toMatchObject(expected['nsw@tz.example']);
+    const row = everyone.find((l) => l.id === anyHour.id)!;
+    expect(row).not.toHaveProperty('timezone');
+    expect(row).not.toHaveProperty('timezoneSource');
+
+    // Not the lead's zone when the campaign says so; gone with the schedule.
+    await api.request('PATCH', `/v1/campaigns/${c.id}`, { schedule: { ...schedule, useLeadTimezone: false } });
+    const suppressed = await api.request('POST', `/v1/leads/${own.body.id}/suppress`);
+    expect(zoneOf(suppressed.body)).toEqual({ timezone: 'America/Chicago', timezoneSource: 'campaign' });
+    await api.request('PATCH', `/v1/campaigns/${c.id}`, { schedule: null });
+    for (const l of (await api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads) expect(l).not.toHaveProperty('timezone');
+  });
+});
+
+describe('GET /v1/leads/{id}/next-send', () => {
+  const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+
+  it('answers when the next step may start and what holds it, the same on every read while nothing changes', async () => {
+    const now = engine.deps.clock.now();
+    const today = new Date(now).getUTCDay();
+    // Every day but today, all day, in a zone at UTC all year: closed now, open from the next midnight UTC.
+    const schedule = { timezone: 'Africa/Abidjan', useLeadTimezone: false, days: DAYS.filter((_, i) => i !== today), start: '00:00', end: '24:00' };
+    const box = await mailbox(api, domain, `next${randomUUID().slice(0, 8)}`);
+    const c = await campaign(api, { mailboxIds: [box.id], schedule });
+    const lead = await addLead({ campaignId: c.id, email: 'next@send.example', customFields: { timezone: 'Asia/Tokyo' } });
+
+    const draft = await api.request('GET', `/v1/leads/${lead.id}/next-send`);
+    expect(draft.status).toBe(200);
+    expect(draft.body).toMatchObject({ leadId: lead.id, campaignId: c.id, step: 0, earliestAt: null, timezone: 'Africa/Abidjan', timezoneSource: 'campaign' });
+    expect(draft.body.blockedBy.map((b: { rule: string }) => b.rule).sort()).toEqual(['paused', 'window']);
+
+    expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
+    const first = await api.request('GET', `/v1/leads/${lead.id}/next-send`);
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
+    expect(first.body).toMatchObject({ step: 0, earliestAt: new Date(midnight).toISOString() });
+    expect(first.body.blockedBy).toEqual([expect.objectContaining({ rule: 'window', until: new Date(midnight).toISOString() })]);
+    expect(first.body.blockedBy[0].detail).toMatch(/00:00 to 24:00 in Africa\/Abidjan/);
+    expect((await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body).toEqual(first.body);
+
+    // Without a schedule: no zone, no window.
+    await api.request('PATCH', `/v1/campaigns/${c.id}`, { schedule: null });
+    const anyHour = (await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body;
+    expect(anyHour).toMatchObject({ step: 0, timezone: null, timezoneSource: null });
+    expect(anyHour.blockedBy.map((b: { rule: string }) => b.rule)).not.toContain('window');
+    expect(anyHour.earliestAt).not.toBeNull();
+
+    // A suppressed address never gets its next step.
+    await api.request('POST', `/v1/leads/${lead.id}/suppress`);
+    const stopped = (await api.request('GET', `/v1/leads/${lead.id}/next-send`)).body;
+    expect(stopped).toMatchObject({ step: null, earliestAt: null });
+    expect(stopped.blockedBy.map((b: { rule: string }) => b.rule)).toContain('suppressed');
+  });
+
+  it('answers 404 for an unknown lead', async () => {
+    const res = await api.request('GET', '/v1/leads/no-such-lead/next-send');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/no lead/);
+  });
+});
+
 describe('POST /v1/leads/webhook (no token)', () => {
   it('accepts a new lead with 200 { accepted: true } and stores it, neutralized', async () => {
     const c = await campaign(api);

@@ -1,4 +1,5 @@
 import * as leads from '@outbound/core/lead/index';
+import { nextSend } from '@outbound/core/sending/next-send';
 import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import/index';
 import { uploadsKit } from '../lib/kits/uploads.ts';
 import { httpHandler } from '../lib/middleware.ts';
@@ -18,6 +19,7 @@ export const handler = httpHandler({
   },
   'POST /v1/leads/imports': async ({ deps, body }) => ({ status: 201, body: await requestUpload(deps, body ?? {}) }),
   'GET /v1/leads/imports/{importId}': async ({ deps, params }) => ({ status: 200, body: await getImport(deps, params.importId!) }),
+  'GET /v1/leads/{id}/next-send': async ({ deps, params }) => ({ status: 200, body: await nextSend(deps, params.id!) }),
   'POST /v1/leads/{id}/suppress': async ({ deps, params }) => ({ status: 200, body: await leads.suppress(deps, params.id!) }),
   'DELETE /v1/leads/erase': async ({ deps, body }) => ({ status: 200, body: await leads.erase(deps, body ?? {}) }),
   'DELETE /v1/leads/{id}': async ({ deps, params }) => {

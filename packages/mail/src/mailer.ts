@@ -316,6 +316,7 @@ function composeMessage(email: OutgoingEmail): SendMailOptions {
     subject: email.subject,
     text: email.text,
     messageId: `<${email.messageId}>`,
+    ...(email.date !== undefined ? { date: new Date(email.date) } : {}),
     ...(email.inReplyTo ? { inReplyTo: `<${email.inReplyTo}>` } : {}),
     ...(email.references?.length ? { references: email.references.map((id) => `<${id}>`) } : {}),
     headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, asWritten(name, value)])),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateSpintax } from '../copy/spintax.ts';
+import { ScheduleOrNull } from '../schedule/schedule.schema.ts';
 
 /**
  * Text that may hold spintax: invalid spintax is a 422 naming the field and
@@ -65,6 +66,8 @@ const fields = {
   unsubscribeUrlTemplate: UnsubscribeUrlTemplate,
   mailboxIds: MailboxIds,
   steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(MAX_FOLLOW_UPS, { error: `may hold at most ${MAX_FOLLOW_UPS} follow-ups` }),
+  // When in each recipient's day an email may start; null (or none) sends at any hour.
+  schedule: ScheduleOrNull,
 };
 
 export const CreateCampaign = z.strictObject({
@@ -76,6 +79,7 @@ export const CreateCampaign = z.strictObject({
   unsubscribeUrlTemplate: fields.unsubscribeUrlTemplate.optional(),
   mailboxIds: fields.mailboxIds.optional(),
   steps: fields.steps.optional(),
+  schedule: fields.schedule.optional(),
 });
 
 export const UpdateCampaign = z.strictObject({
@@ -94,6 +98,7 @@ export const UpdateCampaign = z.strictObject({
   pausedForBounceRate: z.literal(false, { error: 'can only be set to false, to resume sending after the circuit breaker tripped' }).optional(),
   mailboxIds: fields.mailboxIds.optional(),
   steps: fields.steps.optional(),
+  schedule: fields.schedule.optional(),
 });
 
 export const CAMPAIGN_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] as const;

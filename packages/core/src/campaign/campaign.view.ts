@@ -4,7 +4,16 @@ import { LEAD_STATUSES, type LeadStatus } from '../lead/entity.ts';
 import { MailboxStatus } from '../mailbox/entity.ts';
 import { AiProvider } from './campaign.schema.ts';
 import { CampaignStatus } from './entity.ts';
+import { DAYS } from '../schedule/window.ts';
 import { PASSED, PROBLEM_CODES, WARNING_CODES } from './launch-check.ts';
+
+export const ScheduleView = z.object({
+  timezone: z.string(),
+  useLeadTimezone: z.boolean(),
+  days: z.array(z.enum(DAYS)),
+  start: z.string().regex(/^\d\d:\d\d$/),
+  end: z.string().regex(/^\d\d:\d\d$/),
+});
 
 /** One value per lead status, keyed by the status in lower case (a campaign's progress). */
 export const perStatus = <T>(value: (status: LeadStatus) => T) =>
@@ -21,6 +30,8 @@ export const CampaignView = z.object({
   unsubscribeUrlTemplate: z.string().nullable(),
   mailboxIds: z.array(z.string()),
   steps: z.array(z.object({ waitDays: z.int(), body: z.string().optional(), aiRewrite: z.boolean().optional() })),
+  /** When in each recipient's day an email may start (docs/sending.md, Sending windows); null: any hour. */
+  schedule: ScheduleView.nullable(),
   bounceRateThreshold: z.number().optional(),
   pausedForBounceRate: z.boolean().optional(),
   contentQuality: z.int().optional(),

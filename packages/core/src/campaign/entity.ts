@@ -2,7 +2,18 @@
 import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
 import { AiProvider, CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
+import { DAYS } from '../schedule/window.ts';
 import { campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
+
+/** A schedule as stored: validated (and its zone spelled) as input when it was saved, so not checked against Intl again on every read. */
+export const StoredSchedule = z.object({
+  timezone: z.string(),
+  useLeadTimezone: z.boolean(),
+  days: z.array(z.enum(DAYS)),
+  start: z.string(),
+  end: z.string(),
+});
+export type StoredSchedule = z.infer<typeof StoredSchedule>;
 
 /** A follow-up as stored (validated as input when it was saved). */
 export const StoredStep = z.object({
@@ -34,6 +45,8 @@ export const Campaign = z.looseObject({
   unsubscribeUrlTemplate: z.string().nullish(),
   mailboxIds: z.array(z.string()).default([]),
   steps: z.array(StoredStep).default([]),
+  /** The sending window; null or absent: any hour. */
+  schedule: StoredSchedule.nullish(),
   bounceRateThreshold: z.number().optional(),
   pausedForBounceRate: z.boolean().optional(),
   /** The copy's quality score (0 to 100), kept when the subject or body changes. */

@@ -20,7 +20,7 @@ import { campaignKey, counter } from '../campaign/keys.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
 import { cancelOpenJobs, createJobOps, foldCounters, sentJobOps } from '../sending/jobs.ts';
-import { followUpAt } from '../sending/due.ts';
+import { followUpAt, sendWindow } from '../sending/due.ts';
 import { jobKey } from '../sending/keys.ts';
 import type { CampaignStepJob } from '../sending/job.entity.ts';
 import { fromItem, type Lead, type LeadBounce } from './entity.ts';
@@ -99,7 +99,7 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
       ...ops,
       ...counted,
       ...(next && SENDABLE.has(lead.status)
-        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: followUpAt(now, next.waitDays), mailboxId, domainId: s.mailbox.domainId }, now)
+        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: followUpAt(now, next.waitDays), open: sendWindow(s.campaign.schedule, lead.customFields), mailboxId, domainId: s.mailbox.domainId }, now)
         : []),
     ];
   };

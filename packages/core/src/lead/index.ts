@@ -13,6 +13,7 @@ import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLock
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
+import { leadZone } from '../schedule/lead-zone.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import type { LeadPageView, LeadView } from './lead.view.ts';
 import { newId } from '../ids.ts';
@@ -27,8 +28,14 @@ export { validateLead, LeadInput } from './lead.schema.ts';
 
 type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
 
-export const toLead = (lead: Lead): LeadView => ({
+/**
+ * The row as the API shows it. With its campaign's schedule, the zone its
+ * emails are timed in and where that came from; without one (a campaign that
+ * sends at any hour) neither field is shown.
+ */
+export const toLead = (lead: Lead, schedule?: campaignRows.StoredSchedule | null): LeadView => ({
   ...publicFields(lead, ['importId']),
+  ...(schedule ? leadZone(lead.customFields, schedule) : {}),
   firstName: lead.firstName ?? null,
   lastName: lead.lastName ?? null,
   company: lead.company ?? null,
@@ -150,12 +157,12 @@ export async function planIngested(deps: Pick<Deps, 'store' | 'clock'>, campaign
 /** POST /v1/leads: 409 for a suppressed or duplicate lead. */
 export async function create(deps: D & Pick<Deps, 'clock'>, input: unknown) {
   const lead = validateLead(input);
-  await liveCampaign(deps, lead.campaignId);
+  const campaign = await liveCampaign(deps, lead.campaignId);
   const { outcome, created } = await store(deps, lead);
   if (outcome === 'suppressed') throw new ConflictError(`${lead.email} is on the suppression list and will not be added.`);
   if (outcome === 'duplicate' || !created) throw new ConflictError(`${lead.email} is already a lead of this campaign.`);
   await planIngested(deps, lead.campaignId, [created]);
-  return toLead(created);
+  return toLead(created, campaign.schedule);
 }
 
 /**
@@ -190,8 +197,18 @@ export async function list(deps: Pick<Deps, 'store'>, query: unknown): Promise<L
       : { ...allLeads(), limit: q.limit, cursor: q.cursor },
   );
   const totalItem = await deps.store.get(q.campaignId ? campaignKey(q.campaignId) : allLeadsCounterKey);
-  const total = q.campaignId ? (totalItem ? campaignRows.fromItem(totalItem).leadsCount : 0) : leadCounterFromItem(totalItem).count;
-  return { leads: page.items.map((item) => toLead(fromItem(item))), total, nextCursor: page.cursor ?? null };
+  const one = q.campaignId && totalItem ? campaignRows.fromItem(totalItem) : undefined;
+  const total = q.campaignId ? (one?.leadsCount ?? 0) : leadCounterFromItem(totalItem).count;
+  const leads = page.items.map(fromItem);
+  const schedules = one ? new Map([[one.id, one.schedule]]) : await schedulesOf(deps, leads);
+  return { leads: leads.map((lead) => toLead(lead, schedules.get(lead.campaignId))), total, nextCursor: page.cursor ?? null };
+}
+
+/** The schedule of each campaign the leads belong to, in one batch read. */
+export async function schedulesOf(deps: Pick<Deps, 'store'>, leads: Pick<Lead, 'campaignId'>[]): Promise<Map<string, campaignRows.StoredSchedule | null | undefined>> {
+  const ids = [...new Set(leads.map((l) => l.campaignId))];
+  const campaigns = ids.length ? (await deps.store.batchGet(ids.map(campaignKey))).map(campaignRows.fromItem) : [];
+  return new Map(campaigns.map((c) => [c.id, c.schedule]));
 }
 
 /** The lead row, with the key it was read under (the sequence's writes go by it). */
@@ -205,7 +222,8 @@ export async function get(deps: Pick<Deps, 'store'>, id: string) {
 export async function suppress(deps: D, id: string) {
   const lead = await get(deps, id);
   await suppressAddress(deps, lead.email, 'manual');
-  return toLead(await get(deps, id));
+  const row = await get(deps, id);
+  return toLead(row, (await schedulesOf(deps, [row])).get(row.campaignId));
 }
 
 /**

@@ -15,6 +15,9 @@ export const LeadView = z.object({
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   bounce: LeadBounce.optional(),
+  /** Only when the lead's campaign has a schedule: the IANA zone its emails are timed in, and where it came from (docs/sending.md, Sending windows). */
+  timezone: z.string().optional(),
+  timezoneSource: z.enum(['lead', 'country', 'campaign']).optional(),
 });
 export type LeadView = z.infer<typeof LeadView>;
 

@@ -21,6 +21,8 @@ export interface OutgoingEmail {
   messageId: string;
   inReplyTo?: string;
   references?: string[];
+  /** The Date header, engine ms: the engine's clock at the send (set by the send path; the adapter's own clock otherwise). */
+  date?: number;
   /** Extra headers written as given (List-Unsubscribe, List-Unsubscribe-Post). */
   headers: Record<string, string>;
 }

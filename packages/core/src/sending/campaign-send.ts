@@ -18,6 +18,7 @@ import { accepted } from './outcome.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
+import { openAt, sendWindow } from './due.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
@@ -47,6 +48,8 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
   const lead = read.parsed(leadKey(job.leadId), leadFromItem);
   if (!lead) return ctl.cancel('lead deleted');
   if (!sendable(lead)) return ctl.cancel(`lead ${lead.status.toLowerCase()}`);
+  // From the rows this send read already (no read of its own): the window of the campaign as it is now, in the lead's zone.
+  ctl.open = sendWindow(campaign.schedule, lead.customFields);
 
   // A job that is not going now looks at the suppression list first: a suppressed address ends the lead
   // everywhere rather than wait or end another way. (A job that goes has it checked in its claim.)
@@ -73,6 +76,8 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
   if (step === 0 && (!(campaign.template ?? '').trim() || !(campaign.subject ?? '').trim())) {
     return unlessSuppressed(() => ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.'));
   }
+  // Claimed outside its window (a queue delay, a backlog, a schedule changed since it was planned): due at the next opening.
+  if (!openAt(ctl.open, ctl.now)) return unlessSuppressed(() => ctl.reschedule(ctl.now));
   const aiBody = job.aiBody;
   /** The send recorded from what the claim composed: accepted by the server, or taken as sent after an unknown outcome. */
   const sent = (held: Job, mailbox: Mailbox, composed: Composed, unconfirmed?: true) =>

@@ -13,11 +13,14 @@ import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
+import { dueTime, sendWindow } from './due.ts';
 import { jobsOfCampaign, planningIndex, withoutPlanningIndex } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
 import { dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 
 const DAY = 86_400_000;
+/** A mailbox's first emails are planned this far apart: the cadence floor plus half the jitter. */
+const SPACING = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
 /** Leads planned per chunk: launch plans the first chunk at once, the dispatcher the rest, a chunk a tick. */
 export const PLAN_CHUNK = 500;
 
@@ -32,7 +35,7 @@ async function firstEmailPlan(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pic
   const mailboxes = ids.length ? (await deps.store.batchGet(ids.map(mailboxKey))).map(mailboxFromItem) : [];
   const usable = ids.map((id) => mailboxes.find((m) => m.id === id)).filter((m): m is Mailbox => Boolean(m));
   const now = deps.clock.now();
-  const spacing = (CADENCE_FLOOR_SECONDS + JITTER_SECONDS / 2) * 1000;
+  const spacing = SPACING;
   return (index: number) => {
     if (!usable.length) return { dueAt: now, mailboxId: undefined, domainId: undefined };
     const i = offset + index;
@@ -58,16 +61,34 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
   const slot = await firstEmailPlan(deps, campaign, offset);
   const now = deps.clock.now();
   const fresh = page.items.filter((l) => l.status === 'NEW').map(leadFromItem);
+  // Into each lead's window: a slot that falls outside it moves to the window's next opening, spaced from the
+  // mailbox's other slots of this chunk, so leads of one zone do not all fall due at its opening only to be
+  // spaced by the sender.
+  const booked = new Map<string | undefined, number[]>();
+  const planned = fresh.map((lead, i) => {
+    const at = slot(i);
+    const open = sendWindow(campaign.schedule, lead.customFields);
+    if (!open) return { ...at, open };
+    const mine = booked.get(at.mailboxId) ?? [];
+    booked.set(at.mailboxId, mine);
+    let dueAt = dueTime(at.dueAt, now, open);
+    // Moved to an opening: after any slot of this mailbox it would come too close to.
+    for (let clash = mine.find((t) => Math.abs(t - dueAt) < SPACING); clash !== undefined; clash = mine.find((t) => Math.abs(t - dueAt) < SPACING)) {
+      dueAt = dueTime(clash + SPACING, now, open);
+    }
+    mine.push(dueAt);
+    return { ...at, dueAt, open };
+  });
   // Many jobs to a write; a job planned already (a second planning) is refused by its own condition.
   const made = await applyGroups(
     deps,
-    fresh.map((lead, i) => createJobOps({ leadId: lead.id, campaignId, step: 0, ...slot(i) }, now)),
+    fresh.map((lead, i) => createJobOps({ leadId: lead.id, campaignId, step: 0, ...planned[i]! }, now)),
   );
-  const planned = made.filter(Boolean).length;
+  const count = made.filter(Boolean).length;
   const more = Boolean(page.cursor);
   await deps.store.update(campaignKey(campaignId), {
     set: more ? { planCursor: page.cursor } : { planCursor: null },
-    add: { planned, planOffset: fresh.length },
+    add: { planned: count, planOffset: fresh.length },
     ...(more ? {} : { remove: withoutPlanningIndex() }),
   });
   return more;
@@ -82,6 +103,7 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   const now = deps.clock.now();
   const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
   for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
+    // Its window (the schedule may have changed while it was parked) is applied when it is claimed: reading each lead here would cost a read a job.
     await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } });
   }
   await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: withoutPlanningIndex() });
@@ -95,9 +117,10 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds'>, lead: Pick<Lead, 'id'>): Promise<boolean> {
+export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds' | 'schedule'>, lead: Pick<Lead, 'id' | 'customFields'>): Promise<boolean> {
   const slot = await firstEmailPlan(deps, campaign, 0);
-  if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0) }, deps.clock.now()))) return false;
+  const open = sendWindow(campaign.schedule, lead.customFields);
+  if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0), open }, deps.clock.now()))) return false;
   await deps.store.update(campaignKey(campaign.id), { add: { planned: 1 } });
   return true;
 }

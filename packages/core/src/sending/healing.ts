@@ -14,7 +14,7 @@ import { leadKey, leadsOfCampaign } from '../lead/keys.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { sendable, transition } from '../lead/sequence.ts';
 import { createJob, move } from './jobs.ts';
-import { followUpAt } from './due.ts';
+import { followUpAt, sendWindow } from './due.ts';
 import { campaignStepOf, type Job } from './job.entity.ts';
 import { healCursorKey, isPlanning, jobId, jobKey } from './keys.ts';
 import { planNewLead } from './first-emails.ts';
@@ -129,11 +129,12 @@ export function nextFor(lead: Lead, jobs: Map<number, Job>, total: number): Next
 
 async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<number, Job>, next: Exclude<Next, 'none'>): Promise<boolean> {
   const now = deps.clock.now();
+  const open = sendWindow(campaign.schedule, lead.customFields);
   if (next === 'complete') return transition(deps, lead, 'COMPLETED');
   if (next === 'unpark') {
     // The campaign is running: a job parked while it was paused and missed by the launch goes back on the plan.
     let moved = false;
-    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } }))) moved = true;
+    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now, open } }))) moved = true;
     return moved;
   }
   if ('unknown' in next) return takeAsSent(deps, next.unknown);
@@ -141,5 +142,5 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
   // A follow-up waits its waitDays from the last send, from the lead's pinned mailbox, as a send's record plans it.
   const waitDays = campaign.steps[next.step - 1]?.waitDays ?? 0;
   const lastSent = Date.parse(lead.lastSentAt ?? '') || now;
-  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), mailboxId: lead.mailboxId }, now);
+  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), open, mailboxId: lead.mailboxId }, now);
 }

@@ -18,6 +18,7 @@ import type { Composed } from './compose.ts';
 import type { Job } from './job.entity.ts';
 import type { Reads } from './read-batch.ts';
 import type { SmtpBounce } from './smtp-bounce.ts';
+import type { SendWindow } from './due.ts';
 
 /** `unconfirmed`: the connection broke after the message may have been taken; the plan decided (taken as sent, or left to the Sent folder). */
 export type SendOutcome = 'sent' | 'unconfirmed' | 'ignored' | 'rescheduled' | 'parked' | 'cancelled' | 'failed' | 'bounced';
@@ -25,7 +26,13 @@ export type SendOutcome = 'sent' | 'unconfirmed' | 'ignored' | 'rescheduled' | '
 /** What a planner may do with a queued job instead of sending it. */
 export interface JobControl {
   now: number;
-  /** Back to SCHEDULED, due then (never before now). */
+  /**
+   * The window the email must start in (the lead's campaign schedule in its
+   * zone), set by the planner once it has read whom the job is for. Every
+   * reschedule waits for it, and the send path checks it again at the send.
+   */
+  open?: SendWindow;
+  /** Back to SCHEDULED, due then (never before now; inside `open`). */
   reschedule(dueAt: number, lastError?: string): Promise<SendOutcome>;
   /** Ends the job without sending. */
   cancel(reason: string): Promise<SendOutcome>;

@@ -3,7 +3,7 @@ import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
 import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, jobKeysOfLead, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
-import { dueTime } from './due.ts';
+import { dueTime, type SendWindow } from './due.ts';
 
 export type { Job, JobState } from './job.entity.ts';
 
@@ -16,6 +16,8 @@ export interface NewJob {
   dueAt: number;
   mailboxId?: string;
   domainId?: string;
+  /** The lead's sending window: the job is due at its next opening from dueAt. */
+  open?: SendWindow;
 }
 
 /**
@@ -35,6 +37,8 @@ export interface JobSpec {
   domainId?: string;
   /** What the kind's planner reads (lead and campaign, run and seed, ...). */
   fields: Record<string, unknown>;
+  /** The window the email must start in (dueTime). */
+  open?: SendWindow;
 }
 
 export function newJob(spec: JobSpec, now: number): Item {
@@ -44,7 +48,7 @@ export function newJob(spec: JobSpec, now: number): Item {
     ...spec.fields,
     mailboxId: spec.mailboxId,
     ...(spec.domainId ? { domainId: spec.domainId } : {}),
-    dueAt: dueTime(spec.dueAt, now),
+    dueAt: dueTime(spec.dueAt, now, spec.open),
     state: 'SCHEDULED',
     attempts: 0,
     createdAt: new Date(now).toISOString(),
@@ -55,7 +59,7 @@ export function newJob(spec: JobSpec, now: number): Item {
 /** A campaign step for one lead: keyed by lead and step, so planning it twice writes the same key. */
 export function jobItem(j: NewJob, now: number): Item {
   return newJob(
-    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, mailboxId: j.mailboxId, domainId: j.domainId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
+    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, open: j.open, mailboxId: j.mailboxId, domainId: j.domainId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
     now,
   );
 }
@@ -84,8 +88,8 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
 export interface JobChange {
   /** The due time only changes through `due` (dueTime): never in `set`. */
   set?: Record<string, unknown> & { dueAt?: never };
-  /** Due again at `at` (engine ms), never before `now`. */
-  due?: { at: number; now: number };
+  /** Due again at `at` (engine ms), never before `now`, and inside `open` when the lead has a window. */
+  due?: { at: number; now: number; open?: SendWindow };
   remove?: string[];
   wallNow?: number;
 }
@@ -97,7 +101,7 @@ export interface JobChange {
  */
 export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Condition[] = []): TransactOp[] {
   const from = job.state;
-  const dueAt = change.due ? dueTime(change.due.at, change.due.now) : job.dueAt;
+  const dueAt = change.due ? dueTime(change.due.at, change.due.now, change.due.open) : job.dueAt;
   const set: Record<string, unknown> = { state: to, ...change.set, ...(change.due ? { dueAt } : {}) };
   const remove = [...(change.remove ?? [])];
   if (INDEXED.has(to)) Object.assign(set, dueIndex(job.id, dueAt));

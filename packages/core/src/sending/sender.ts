@@ -15,6 +15,7 @@ import { nextUtcDay } from './cadence.ts';
 import { claimFor } from './claim.ts';
 import type { Composed } from './compose.ts';
 import { move } from './jobs.ts';
+import { openAt } from './due.ts';
 import { fromItem, type Job } from './job.entity.ts';
 import { chooseSoon } from './mailbox-choice.ts';
 import { countError } from './outcome.ts';
@@ -122,7 +123,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   const ctl: JobControl = {
     now,
     reschedule: async (dueAt, lastError) =>
-      (await move(deps, job, 'SCHEDULED', { due: { at: dueAt, now }, set: { ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
+      (await move(deps, job, 'SCHEDULED', { due: { at: dueAt, now, open: ctl.open }, set: { ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
     cancel: async (reason) => ((await move(deps, job, 'CANCELLED', { set: { reason } })) ? 'cancelled' : 'ignored'),
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
@@ -183,6 +184,11 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
     }
     if (opts.timeLeft && opts.timeLeft() < SMTP_BUDGET_MS) throw new HandBack();
 
+    // The window is looked at again at the send itself (copy written by a slow AI call, a mailbox's slot waited
+    // for): an email never starts after its window closed; it waits for the next opening. Its Date is this moment.
+    now = deps.clock.now();
+    if (!openAt(ctl.open, now)) return unlessSuppressed(() => ctl.reschedule(now));
+    composed = { ...composed, email: { ...composed.email, date: now } };
     const claim = await claimFor(deps, { job, plan, mailbox, composed, keep });
     if (claim === 'lost') return 'ignored';
     if (claim === 'guard') return ctl.cancel(plan.guard!.reason);
