@@ -16,9 +16,12 @@ import { allWebhooks, deliveriesOf, webhookIndexes, webhookKey } from './keys.ts
 import { CreateWebhook } from './webhooks.schema.ts';
 import type { DeliveryView, WebhookView } from './webhooks.view.ts';
 
-/** The KMS encryption context's purpose for a signing secret (functions/src/manifest.ts, SealPurpose). */
-export const SIGNING_SECRET_PURPOSE = 'webhook-signing-secret';
-export const secretContext = (webhookId: string) => ({ purpose: SIGNING_SECRET_PURPOSE, webhook: webhookId });
+/**
+ * The KMS encryption context of a signing secret (purpose listed in functions/src/manifest.ts, SealPurpose). The
+ * purpose is written out here, as every context helper's is: stacks/kms.test.ts reads it from each bundle to hold a
+ * function's KMS permissions to what its code seals and opens.
+ */
+export const secretContext = (webhookId: string) => ({ purpose: 'webhook-signing-secret', webhook: webhookId });
 
 const view = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, events: w.events as WebhookView['events'], createdAt: w.createdAt });
 
