@@ -17,6 +17,11 @@ describe('the addresses a webhook may be posted to', () => {
     ['0.0.0.0', 'an address that is not on the public internet'],
     ['127.0.0.1', 'a loopback address'],
     ['::1', 'a loopback address'],
+    ['::a9fe:a9fe', 'an address that is not on the public internet'],
+    ['::ffff:0:a9fe:a9fe', 'an address that is not on the public internet'],
+    ['64:ff9b::a9fe:a9fe', 'an address that is not on the public internet'],
+    ['2002:a9fe:a9fe::', 'an address that is not on the public internet'],
+    ['2001:0:4136:e378::1', 'an address that is not on the public internet'],
   ])('refuses %s', (ip, why) => {
     expect(refusedAddress(ip, false)).toBe(why);
   });

@@ -19,6 +19,9 @@ NOT_PUBLIC.addAddress('100.100.100.200', 'ipv4');
 NOT_PUBLIC.addAddress('168.63.129.16', 'ipv4');
 NOT_PUBLIC.addAddress('::', 'ipv6');
 NOT_PUBLIC.addSubnet('ff00::', 8, 'ipv6');
+// IPv6 forms that carry an IPv4 address inside (IPv4-compatible, NAT64, 6to4, Teredo, SIIT): a network that
+// translates them would reach the IPv4 address behind, private or not, so none is a webhook target.
+for (const [net, bits] of [['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32]] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
 
 /** Why an address may not be posted to, or undefined when it may. */
 export function refusedAddress(ip: string, allowLoopback: boolean): string | undefined {

@@ -11,6 +11,8 @@ import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mai
 import { leadKey, pinIndex } from '../lead/keys.ts';
 import type { MailReader } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
+import { campaignStep } from '../sending/campaign-send.ts';
+import { fromItem as jobFromItem } from '../sending/job.entity.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { FILING_DELAY_MS, findOutSentFiling, RECHECK_MS } from './sent-filing.ts';
 
@@ -51,12 +53,12 @@ describe('finding out whether a server files sent mail', () => {
     const after = mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
     expect(after.sentFiling).toEqual({ files: true, checkedAt: new Date(wall).toISOString() });
     expect(filesSentMail(after)).toBe(true);
-    // Known now: not asked again within the week.
+    // Known now: not asked again within the day.
     expect(await findOutSentFiling(deps, after, login)).toBeUndefined();
     expect(asked).toHaveLength(1);
   });
 
-  it('writes "does not file" when the email is absent, and looks again a week later', async () => {
+  it('writes "does not file" when the email is absent, and looks again a day later', async () => {
     let files = false;
     const { r, asked } = reader(async () => files);
     const deps = unitDeps({ mailReader: r });
@@ -66,8 +68,8 @@ describe('finding out whether a server files sent mail', () => {
     expect(after.sentFiling?.files).toBe(false);
     expect(filesSentMail(after)).toBe(false);
     files = true;
-    const weekOn = { ...deps, wallClock: { now: () => deps.wallClock.now() + RECHECK_MS + 1 } };
-    expect(await findOutSentFiling(weekOn, after, login)).toBe(true);
+    const dayOn = { ...deps, wallClock: { now: () => deps.wallClock.now() + RECHECK_MS + 1 } };
+    expect(await findOutSentFiling(dayOn, after, login)).toBe(true);
     expect(asked).toHaveLength(2);
   });
 
@@ -87,5 +89,26 @@ describe('finding out whether a server files sent mail', () => {
     const box2 = await mailboxWithSend(other, { smtpStartedAt: 0 });
     await expect(findOutSentFiling(other, box2, login)).rejects.toThrow('no Sent folder');
     expect((await other.store.get(mailboxKey(box2.id)))!.sentFiling).toBeUndefined();
+  });
+});
+
+describe('settling an unknown outcome by the Sent folder', () => {
+  it('does not call a send absent from Sent until it is a minute old: it is looked at again, never sent twice too soon', async () => {
+    const { r, asked } = reader(async () => false);
+    const deps = unitDeps({ mailReader: r });
+    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+    const box = await created(mailboxes.create, deps, { email: 'g@sender.com', domainId: domain.id, provider: 'GOOGLE', smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
+    const wall = deps.wallClock.now();
+    const claimed = { id: jobId('L9', 0), state: 'CLAIMED', dueAt: 0, mailboxId: box.id, messageId: '<m9@sender.com>', leadId: 'L9', campaignId: 'C9', step: 0 };
+    await deps.store.put({ ...jobKey(claimed.id), ...claimed, smtpStartedAt: wall - 1_000 });
+    // A second after the send (a local start settles every claim at once): absent says nothing yet.
+    expect(await campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!))).toBe(false);
+    expect(asked).toEqual(['<m9@sender.com>']);
+    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('CLAIMED');
+    // A minute on, absent means it never went: scheduled again.
+    await deps.store.update(jobKey(claimed.id), { set: { smtpStartedAt: wall - FILING_DELAY_MS } });
+    expect(await campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!))).toBe(true);
+    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('SCHEDULED');
   });
 });

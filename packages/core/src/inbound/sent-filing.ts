@@ -4,7 +4,7 @@
  * MICROSOFT always do. Any other IMAP server may or may not (many hosts
  * copy submitted mail to Sent, plain MTAs do not): once the mailbox has an
  * email known to have gone, the poller looks for it in the Sent folder and
- * writes the answer on the mailbox. From then on an unknown send outcome on
+ * writes the answer on the mailbox (again each day). From then on an unknown send outcome on
  * that mailbox is settled by the Sent folder instead of being taken as sent.
  */
 import type { Deps } from '../deps.ts';
@@ -18,9 +18,12 @@ import { jobId, jobKey } from '../sending/keys.ts';
 
 /** A server files at submission, or within seconds: an email sent this long ago (wall ms) is in Sent if it ever will be. */
 export const FILING_DELAY_MS = 60_000;
-/** The answer is looked for again after a week: an owner may turn filing on or off. */
-export const RECHECK_MS = 7 * 86_400_000;
-/** Leads pinned to the mailbox looked at for a sent email: a bounded read, once a week per mailbox. */
+/**
+ * The answer is looked for again after a day: an owner may turn filing on or off, and a mailbox still marked as
+ * filing after it stopped would have an unknown outcome looked for in vain and sent again. One lookup a day is cheap.
+ */
+export const RECHECK_MS = 86_400_000;
+/** Leads pinned to the mailbox looked at for a sent email: a bounded read, once a day per mailbox. */
 const CANDIDATES = 10;
 
 type D = Pick<Deps, 'store' | 'mailReader' | 'wallClock' | 'log'>;

@@ -7,6 +7,7 @@ import { Reads } from './read-batch.ts';
 import { fromItem as campaignFromItem, type Campaign } from '../campaign/entity.ts';
 import { fromItem as leadFromItem, type Lead } from '../lead/entity.ts';
 import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
+import { FILING_DELAY_MS } from '../inbound/sent-filing.ts';
 import { campaignKey } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { sendable, sendableIf, transition } from '../lead/sequence.ts';
@@ -180,6 +181,9 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
       deps.log.warn('send outcome settled: found in the Sent folder', { jobId: job.id });
       return true;
     }
+    // Absent too soon after the send says nothing: a server files within seconds, and a local start settles every
+    // claim at once. Asked again at a later tick rather than sent twice.
+    if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < FILING_DELAY_MS) return false;
     deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
     const now = deps.clock.now();
     return move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
