@@ -94,5 +94,10 @@ export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | '
  */
 async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, changedAt: string): Promise<void> {
   const running = (await queryAll(deps.store, allCampaigns())).map(campaignFromItem).filter((c) => c.status === 'ACTIVE');
-  await eachLimited(running, 4, (c) => writeEvent(deps, 'campaign.paused', { campaignId: c.id, reason: 'queue' }, `QUEUE#PAUSED#${changedAt}#${c.id}`));
+  // The pause holds whatever happens to its events: one that cannot be written is logged, not answered as a failed pause.
+  await eachLimited(running, 4, (c) =>
+    writeEvent(deps, 'campaign.paused', { campaignId: c.id, reason: 'queue' }, `QUEUE#PAUSED#${changedAt}#${c.id}`).catch((err) =>
+      deps.log.error('webhooks: a campaign.paused event of a queue pause was not written', { campaignId: c.id, err }),
+    ),
+  );
 }
