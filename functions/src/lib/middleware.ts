@@ -89,8 +89,8 @@ function withRequestId(req: Req): void {
 /**
  * The engine's one middleware: per-minute limits and the bearer check, both
  * read from the manifest's route, then one JSON log line when the answer is
- * ready, and the error mapping of STYLE.md (a shown sentence under 500, a
- * logged detail above it).
+ * ready, and the one error mapping (a shown sentence under 500, a logged
+ * detail above it).
  */
 function engine(): middy.MiddlewareObj<Event, Result, Error, Context, Internal> {
   const log = (req: Req) => {
