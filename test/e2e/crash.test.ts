@@ -1,14 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryAll } from '@outbound/core/collections';
 import { campaignJobs } from '@outbound/core/sending/keys';
 import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/fixtures.ts';
-import { ROOT, waitForLine } from '../helpers/process.ts';
+import { startEngineProcess as spawnEngine } from '../helpers/process.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { checkedFetch } from '../helpers/openapi-check.ts';
 
@@ -29,17 +29,8 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-/** The engine in a process group of its own, so SIGKILL takes DynamoDB Local with it, as a power cut would. */
-async function startEngineProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/helpers/engine-process.ts'), JSON.stringify({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false })], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-  });
-  const [, url] = await waitForLine(proc, /listening (\S+)/, 90_000);
-  return { child: proc, url: url! };
-}
+/** The engine in a process group of its own (SIGKILL takes DynamoDB Local with it), on this test's DATA_DIR. */
+const startEngineProcess = () => spawnEngine({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false });
 
 const bare = (id: string | undefined) => String(id ?? '').replace(/^<|>$/g, '');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

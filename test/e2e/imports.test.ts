@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryAll } from '@outbound/core/collections';
 import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, eventually } from '../helpers/fixtures.ts';
-import { ROOT, waitForLine } from '../helpers/process.ts';
+import { startEngineProcess } from '../helpers/process.ts';
 import { checkedFetch } from '../helpers/openapi-check.ts';
 
 /**
@@ -176,14 +175,8 @@ describe('an engine killed halfway through an import', { timeout: 330_000 }, () 
 
   it('goes on after the restart and ends with every row stored and counted once', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'outbound-import-crash-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/helpers/engine-process.ts'), JSON.stringify({ dataDir, admin: ADMIN, rateLimits: false, importAnswerWithinMs: 0 })], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    });
-    const [, url] = await waitForLine(child, /listening (\S+)/, 90_000);
-    const first = new Api(url!);
+    const { child, url } = await startEngineProcess({ dataDir, admin: ADMIN, rateLimits: false, importAnswerWithinMs: 0 });
+    const first = new Api(url);
     await first.login();
     const c = await campaign(first);
     const rows = 8000;

@@ -3,15 +3,15 @@
  * that is down when the engine is killed (SIGKILL, DynamoDB Local with it)
  * reach it after the restart on the same DATA_DIR, with the ids they had.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign, domainWithAddress, eventually, mailbox } from '../helpers/fixtures.ts';
-import { ROOT, waitForLine } from '../helpers/process.ts';
+import { startEngineProcess as spawnEngine } from '../helpers/process.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const SCALE = 1000;
@@ -27,17 +27,8 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-/** The engine in a process group of its own, so SIGKILL takes DynamoDB Local with it, as a power cut would. */
-async function startEngineProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/helpers/engine-process.ts'), JSON.stringify({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false })], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-  });
-  const [, url] = await waitForLine(proc, /listening (\S+)/, 90_000);
-  return { child: proc, url: url! };
-}
+/** The engine in a process group of its own (SIGKILL takes DynamoDB Local with it), on this test's DATA_DIR. */
+const startEngineProcess = () => spawnEngine({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false });
 
 describe('an engine killed while events are owed', { timeout: 240_000 }, () => {
   it('delivers them after the restart, with the ids they had', async () => {

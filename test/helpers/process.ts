@@ -42,3 +42,18 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60
     });
   });
 }
+
+/**
+ * The engine (test/helpers/engine-process.ts, given `options` as JSON) in a process group of its own, so a SIGKILL
+ * of the group takes its DynamoDB Local with it, as a power cut would. Resolves once it listens, with its URL.
+ */
+export async function startEngineProcess(options: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/helpers/engine-process.ts'), JSON.stringify(options)], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  const [, url] = await waitForLine(child, /listening (\S+)/, 90_000);
+  return { child, url: url! };
+}
