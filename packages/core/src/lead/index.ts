@@ -22,7 +22,7 @@ import { suppressAddress } from './facts.ts';
 import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
-import { eraseLeadEvents } from '../webhooks/events.ts';
+import { eraseLeadEvents, eraseReplySender } from '../webhooks/events.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -284,7 +284,11 @@ async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<
 
 /** What came from the address, whichever lead it was matched to (a colleague answering in a lead's thread). */
 async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: string): Promise<void> {
-  for (const item of await queryAll(deps.store, inboundOfSender(await suppression.addressHash(deps, email)))) await blankInbound(deps, item, String(item.leadId));
+  for (const item of await queryAll(deps.store, inboundOfSender(await suppression.addressHash(deps, email)))) {
+    await blankInbound(deps, item, String(item.leadId));
+    // Its reply event, on the lead whose thread it was read in, said who wrote and what.
+    await eraseReplySender(deps, String(item.leadId), String(item.pk));
+  }
 }
 
 const blankInbound = (deps: Pick<Deps, 'store'>, item: Item, leadId: string) =>

@@ -141,3 +141,22 @@ export async function eraseLeadEvents(deps: Pick<Deps, 'store'>, leadId: string)
   }
   return items.length;
 }
+
+/**
+ * Erasure of someone who wrote in another lead's thread (a colleague
+ * answering): that lead's reply event, named by the stored message it rode
+ * on, loses the writer's address and words (blanked as the stored reply is,
+ * so the event still has its documented shape) and keeps the rest, so a
+ * receiver still owed it learns that the lead's thread had an answer.
+ * Returns how many deliveries of it were emptied (one per webhook that had it).
+ */
+export async function eraseReplySender(deps: Pick<Deps, 'store'>, leadId: string, inboundFactKey: string): Promise<number> {
+  const eventId = eventIdOf('reply.received', inboundFactKey);
+  const items = (await queryAll(deps.store, eventsOfLead(leadId))).map(deliveryFromItem).filter((d) => d.eventId === eventId);
+  for (const d of items) {
+    const event = JSON.parse(d.body) as { data: Record<string, unknown> };
+    Object.assign(event.data, { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true });
+    await deps.store.update(deliveryKey(d.webhookId, d.eventId), { set: { body: JSON.stringify(event) } });
+  }
+  return items.length;
+}

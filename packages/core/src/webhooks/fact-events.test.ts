@@ -15,6 +15,7 @@ import { sendJob } from '../sending/sender.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import * as webhooks from './index.ts';
 import { deliveryKey } from './keys.ts';
+import { EVENT_DATA } from './webhooks.view.ts';
 
 async function setup() {
   const deps = unitDeps();
@@ -117,6 +118,37 @@ describe('events of facts', () => {
     // The other lead's events are untouched.
     const others = (await owed(deps, hook.id)).length - after.length;
     expect(others).toBeGreaterThan(0);
+  });
+
+  it("erasing someone who answered in a lead's thread (a colleague) empties their address and words from that lead's reply event, and keeps the event", async () => {
+    const { deps, hook, box, ids, messageIds } = await setup();
+    const mailbox = await mailboxes.get(deps, String(box.id));
+    await applyMessages(deps, mailbox, [message({ from: 'cat@client.com', subject: 'Re: Hi from Cat', inReplyTo: [messageIds['ann@client.com']!], text: 'Ann left; call me on 555 0101.' })]);
+    const replyEvent = async () => {
+      for (const d of await owed(deps, hook.id)) {
+        const item = (await deps.store.get(deliveryKey(hook.id, d.eventId)))!;
+        if (item.type === 'reply.received') return item;
+      }
+      return undefined;
+    };
+    const before = (await replyEvent())!;
+    expect(JSON.parse(String(before.body)).data).toMatchObject({ leadId: ids['ann@client.com'], fromEmail: 'cat@client.com', subject: 'Re: Hi from Cat' });
+    const sentBefore = await bodyOf(deps, hook.id, String((await owed(deps, hook.id)).find((d) => d.type === 'email.sent')!.eventId));
+
+    await leads.erase(deps, { email: 'cat@client.com' });
+    const after = (await replyEvent())!;
+    expect(String(after.body)).not.toContain('cat@client.com');
+    expect(String(after.body)).not.toContain('Cat');
+    expect(String(after.body)).not.toContain('555 0101');
+    // Still Ann's event, still owed: her thread had an answer.
+    const data = JSON.parse(String(after.body)).data;
+    expect(data).toMatchObject({ leadId: ids['ann@client.com'], mailboxId: String(box.id), subject: '', snippet: '', erased: true });
+    // The documented shape still holds, so a receiver that validates the event takes it.
+    expect(EVENT_DATA['reply.received'].data.safeParse(data).success).toBe(true);
+    expect(after).toMatchObject({ delivered: false });
+    expect(after.givenUp).toBeUndefined();
+    // Ann's other events are hers alone: untouched.
+    expect(await bodyOf(deps, hook.id, String(sentBefore.id))).toEqual(sentBefore);
   });
 
   it('pausing the whole queue gives each running campaign one campaign.paused (reason queue); pausing it again gives none', async () => {
