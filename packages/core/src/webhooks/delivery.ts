@@ -11,7 +11,7 @@ import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { DeliveryMessage } from '../ports/webhooks.ts';
 import { openSecretCached } from '../secrets/index.ts';
-import { deliveryFromItem, type Delivery } from './entity.ts';
+import { deliveryFromItem, endedExpiry, type Delivery } from './entity.ts';
 import { load, secretContext } from './index.ts';
 import { deliveryKey, pendingDeliveries, pendingIndex, pendingSk, withoutPendingIndex } from './keys.ts';
 
@@ -119,7 +119,7 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
 
   const webhook = await load(deps, d.webhookId);
   if (!webhook) {
-    await deps.store.update(key, { set: { givenUp: true }, remove: [...withoutPendingIndex(), 'claimUntil'] });
+    await deps.store.update(key, { set: { givenUp: true, ...endedExpiry(wallNow) }, remove: [...withoutPendingIndex(), 'claimUntil'] });
     return 'dropped';
   }
   const secret = await openSecretCached(deps.keys, webhook.sealedSecret, secretContext(webhook.id), wallNow);
@@ -142,7 +142,7 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
   };
   const error = outcome.status === undefined ? { lastError: outcome.error } : outcome.status >= 300 && outcome.status < 400 ? { lastError: 'the receiver answered with a redirect, which is not followed' } : {};
   if (ok || attempts >= MAX_ATTEMPTS) {
-    await deps.store.update(key, { set: { ...base, ...(ok ? { delivered: true } : { givenUp: true, ...error }) }, remove: [...withoutPendingIndex(), 'claimUntil', ...(ok ? ['lastError'] : [])] });
+    await deps.store.update(key, { set: { ...base, ...endedExpiry(deps.wallClock.now()), ...(ok ? { delivered: true } : { givenUp: true, ...error }) }, remove: [...withoutPendingIndex(), 'claimUntil', ...(ok ? ['lastError'] : [])] });
     if (!ok) deps.log.warn('webhooks: an event was given up after its last attempt', { webhookId: d.webhookId, eventId: d.eventId, attempts });
     return ok ? 'delivered' : 'gave-up';
   }

@@ -32,6 +32,13 @@ export const Delivery = z.looseObject({
   claimUntil: z.number().optional(),
   /** Wall ms: a queue message for it is on its way until then, so the sweep does not send another. */
   queuedUntil: z.number().optional(),
+  /** Epoch seconds: set when it ends (endedExpiry), the table's TTL removes it then. */
+  expiresAt: z.number().optional(),
 });
 export type Delivery = z.infer<typeof Delivery>;
 export const deliveryFromItem = (item: Item): Delivery => Delivery.parse(item);
+
+/** Wall time a delivered or given-up event stays in the table (and the deliveries list) before the table's TTL removes it. */
+export const KEEP_ENDED_MS = 30 * 86_400_000;
+/** The TTL attribute (epoch seconds) an event gets when it ends: delivered, given up, or its webhook gone. */
+export const endedExpiry = (wallNow: number) => ({ expiresAt: Math.ceil((wallNow + KEEP_ENDED_MS) / 1000) });

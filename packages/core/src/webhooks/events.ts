@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import type { Store, TransactOp } from '../ports/store.ts';
-import { deliveryFromItem, fromItem } from './entity.ts';
+import { deliveryFromItem, endedExpiry, fromItem } from './entity.ts';
 import { queryAll } from '../collections.ts';
 import { allWebhooks, deliveryIndexes, deliveryKey, eventsOfLead, withoutLeadEventsIndex, withoutPendingIndex } from './keys.ts';
 import type { EventType } from './webhooks.schema.ts';
@@ -128,14 +128,14 @@ export const bounceEventOps = (
  * an emptied event. A worker already posting it when the erase came finishes
  * that attempt. Returns how many events were emptied.
  */
-export async function eraseLeadEvents(deps: Pick<Deps, 'store'>, leadId: string): Promise<number> {
+export async function eraseLeadEvents(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string): Promise<number> {
   const items = await queryAll(deps.store, eventsOfLead(leadId));
   for (const item of items) {
     const d = deliveryFromItem(item);
     const { id, type, createdAt } = JSON.parse(d.body) as { id: string; type: string; createdAt: string };
     const owed = !d.delivered && !d.givenUp;
     await deps.store.update(deliveryKey(d.webhookId, d.eventId), {
-      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: 'the lead was erased before the event was delivered' } : {}) },
+      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: 'the lead was erased before the event was delivered', ...endedExpiry(deps.wallClock.now()) } : {}) },
       remove: [...withoutLeadEventsIndex(), ...(owed ? withoutPendingIndex() : [])],
     });
   }

@@ -6,6 +6,8 @@ import { ValidationError } from '../errors.ts';
 import * as webhooks from './index.ts';
 import { eventIdOf, eventOps } from './events.ts';
 import { deliver, MAX_ATTEMPTS, RETRY_DELAYS_MS, sign, sweep } from './delivery.ts';
+import { KEEP_ENDED_MS } from './entity.ts';
+import { deliveryKey } from './keys.ts';
 
 function setup(answers: (PostOutcome | undefined)[] = []) {
   const posts: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -112,6 +114,7 @@ describe('delivery', () => {
     expect(new Set(posts.map((p) => p.body)).size).toBe(1);
     expect(new Set(posts.map((p) => p.headers['webhook-timestamp'])).size).toBe(posts.length);
     expect((await webhooks.deliveries(deps, hook.id)).deliveries[0]).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatus: 503, delivered: false });
+    expect((await deps.store.get(deliveryKey(hook.id, msg.eventId)))!.expiresAt).toBe(Math.ceil((deps.wallClock.now() + KEEP_ENDED_MS) / 1000));
   });
 
   it('makes one attempt per attempt number, however many messages name it', async () => {
@@ -124,6 +127,20 @@ describe('delivery', () => {
     expect(posts).toHaveLength(1);
   });
 
+  it('keeps an event until it ends, then 30 days for the deliveries list: the table\'s TTL removes it after', async () => {
+    const { deps, queued, hook, eventId } = await owed([{ status: 500 }]);
+    const expiresAt = async () => (await deps.store.get(deliveryKey(hook.id, eventId)))!.expiresAt;
+    await sweep(deps);
+    expect(await deliver(deps, queued.shift()!)).toBe('retry');
+    expect(await expiresAt()).toBeUndefined();
+    deps.clock.advance(RETRY_DELAYS_MS[0]!);
+    deps.wallClock.advance(120_000);
+    await sweep(deps);
+    expect(await deliver(deps, queued.shift()!)).toBe('delivered');
+    expect(await expiresAt()).toBe(Math.ceil((deps.wallClock.now() + KEEP_ENDED_MS) / 1000));
+    expect(KEEP_ENDED_MS).toBe(30 * 86_400_000);
+  });
+
   it('counts a redirect as a failure, and drops what a removed webhook was owed', async () => {
     const { deps, queued, hook } = await owed([{ status: 302 }]);
     await sweep(deps);
@@ -134,5 +151,6 @@ describe('delivery', () => {
     await sweep(deps);
     expect(await deliver(deps, queued.at(-1)!)).toBe('dropped');
     expect(await sweep(deps)).toEqual({ queued: 0 });
+    expect((await deps.store.get(deliveryKey(hook.id, queued[0]!.eventId)))!.expiresAt).toBeGreaterThan(deps.wallClock.now() / 1000);
   });
 });
