@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachLimited } from '@outbound/core/collections';
 import { deliver, sweep } from '@outbound/core/webhooks/delivery';
+import { finishPauseAnnouncement } from '@outbound/core/queue/index';
 import { getDeps, lambda } from '../lib/deps.ts';
 
 /** Attempts of one batch made at once: each waits at most 10 s on its receiver. */
@@ -12,11 +13,14 @@ type ScheduleEvent = { source?: string; requeueAll?: boolean };
  * Outbound webhooks' worker. From the webhooks queue: one attempt per message
  * (a message that fails, the store down, comes back, and after 5 goes to the
  * DLQ; the delivery stays in the table and the sweep queues it again). On its
- * schedule: the sweep, which queues the deliveries that are due.
+ * schedule: the sweep, which queues the deliveries that are due, after writing
+ * the events of a queue pause that a crash cut short.
  */
 async function run(event: SQSEvent | ScheduleEvent): Promise<SQSBatchResponse | { queued: number }> {
   const deps = getDeps();
   if (!('Records' in event)) {
+    // A queue pause whose campaign.paused events a crash cut short gets them now, so this sweep can queue them.
+    if (await finishPauseAnnouncement(deps)) deps.log.warn('webhooks: a queue pause was announced again after it was cut short');
     const result = await sweep(deps, { requeueAll: Boolean(event?.requeueAll) });
     if (result.queued) deps.log.info('webhooks sweep', result);
     return result;

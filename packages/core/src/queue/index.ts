@@ -9,6 +9,7 @@ import { allCampaigns } from '../campaign/keys.ts';
 import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { writeEvent } from '../webhooks/events.ts';
 import { queuePaused } from '../sending/sender.ts';
+import { queueSwitchFromItem } from '../sending/queue.entity.ts';
 import { kindOf } from '../job-kinds.ts';
 import { fromItem as jobFromItem, type Job } from '../sending/job.entity.ts';
 import { countersFromItem } from './entity.ts';
@@ -79,7 +80,10 @@ export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | '
   const changedAt = new Date(deps.wallClock.now()).toISOString();
   try {
     // Only the change from running to paused is the fact: pausing a paused queue again announces nothing.
-    await deps.store.put({ ...queueSwitchKey, paused, changedAt }, paused ? { if: { or: [{ attr: 'paused', exists: false }, { attr: 'paused', op: '=', value: false }] } } : {});
+    await deps.store.put(
+      { ...queueSwitchKey, paused, changedAt, ...(paused ? { announced: false } : {}) },
+      paused ? { if: { or: [{ attr: 'paused', exists: false }, { attr: 'paused', op: '=', value: false }] } } : {},
+    );
     if (paused) await announcePause(deps, changedAt);
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
@@ -87,17 +91,42 @@ export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | '
   return status(deps);
 }
 
+/** A pause still unannounced this long after it was made (wall ms) was cut short: its request is no longer writing. */
+export const ANNOUNCE_GRACE_MS = 60_000;
+
 /**
  * The campaign.paused events of a queue pause, one per ACTIVE campaign, each in its own write after the switch
  * (a pause may stop more campaigns than one transaction holds). Keyed by the pause's time, so a pause repeated
- * after a resume announces again; a crash between the switch and these writes loses the events, not the pause.
+ * after a resume announces again, and written only when missing, so announcing twice gives each event once.
+ * The switch says `announced` once all are written; until then finishPauseAnnouncement writes what is missing.
  */
 async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, changedAt: string): Promise<void> {
   const running = (await queryAll(deps.store, allCampaigns())).map(campaignFromItem).filter((c) => c.status === 'ACTIVE');
+  let unwritten = 0;
   // The pause holds whatever happens to its events: one that cannot be written is logged, not answered as a failed pause.
   await eachLimited(running, 4, (c) =>
-    writeEvent(deps, 'campaign.paused', { campaignId: c.id, reason: 'queue' }, `QUEUE#PAUSED#${changedAt}#${c.id}`).catch((err) =>
-      deps.log.error('webhooks: a campaign.paused event of a queue pause was not written', { campaignId: c.id, err }),
+    writeEvent(deps, 'campaign.paused', { campaignId: c.id, reason: 'queue' }, `QUEUE#PAUSED#${changedAt}#${c.id}`).then(
+      () => undefined,
+      (err) => {
+        unwritten++;
+        deps.log.error('webhooks: a campaign.paused event of a queue pause was not written; the webhooks schedule tries again', { campaignId: c.id, err });
+      },
     ),
   );
+  if (unwritten) return;
+  await deps.store.update(queueSwitchKey, { set: { announced: true }, if: { attr: 'changedAt', op: '=', value: changedAt } }).catch((err) => {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  });
+}
+
+/**
+ * Run by the webhooks schedule: a pause whose campaign.paused events were not all written (a crash between the
+ * switch and them, a store error) is announced again, for the campaigns still running. Says whether it did.
+ */
+export async function finishPauseAnnouncement(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>): Promise<boolean> {
+  const sw = queueSwitchFromItem(await deps.store.get(queueSwitchKey));
+  if (!sw.paused || sw.announced !== false || !sw.changedAt) return false;
+  if (deps.wallClock.now() - Date.parse(sw.changedAt) < ANNOUNCE_GRACE_MS) return false;
+  await announcePause(deps, sw.changedAt);
+  return true;
 }

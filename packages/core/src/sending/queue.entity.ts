@@ -10,6 +10,8 @@ import type { Item } from '../ports/store.ts';
 export const QueueSwitch = z.looseObject({
   paused: z.boolean().default(false),
   changedAt: z.string().optional(),
+  /** false from a pause until each running campaign's campaign.paused event is written (the webhooks schedule finishes a pause a crash cut short). */
+  announced: z.boolean().optional(),
 });
 export type QueueSwitch = z.infer<typeof QueueSwitch>;
 

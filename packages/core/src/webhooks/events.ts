@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
+import { TransactionFailedError } from '../errors.ts';
 import type { Store, TransactOp } from '../ports/store.ts';
 import { deliveryFromItem, endedExpiry, fromItem } from './entity.ts';
 import { queryAll } from '../collections.ts';
@@ -101,15 +102,27 @@ export async function eventOps(
   }));
 }
 
-/** For a fact recorded outside a transaction of its own: the event's operations in one transaction. */
+/**
+ * For a fact recorded outside a transaction of its own: the event's
+ * operations in one transaction, written only if the event does not exist
+ * yet, so writing it again (a fact announced twice after a crash) never
+ * makes a delivered event owed again. Says whether it was written now.
+ */
 export async function writeEvent(
   deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
   type: EventType,
   data: Record<string, unknown>,
   factKey: string,
-): Promise<void> {
-  const ops = await eventOps(deps, type, data, factKey);
-  if (ops.length > 0) await deps.store.transact(ops);
+): Promise<boolean> {
+  const ops = (await eventOps(deps, type, data, factKey)).map((op) => ('put' in op ? { ...op, if: { itemExists: false } } : op));
+  if (ops.length === 0) return false;
+  try {
+    await deps.store.transact(ops);
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionFailedError) return false;
+    throw err;
+  }
 }
 
 /** email.bounced: a lead moves to BOUNCED once, whether the bounce came at SMTP time or in a report, so the move names the fact. */

@@ -169,6 +169,31 @@ describe('events of facts', () => {
     expect(await paused()).toHaveLength(2);
   });
 
+  it('a queue pause whose events could not be written holds, and the webhooks schedule writes them later, once', async () => {
+    const { deps, hook, campaignId } = await setup();
+    const queuePausedEvents = async () => (await owed(deps, hook.id)).filter((x) => x.type === 'campaign.paused');
+    // The store refuses every outbox write while the pause is made (a crash right after the switch looks the same to the store).
+    const refusing = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, { transact: async () => Promise.reject(new Error('store down')) }) };
+    expect((await queue.pause(refusing, { paused: true })).isPaused).toBe(true);
+    expect(await queuePausedEvents()).toEqual([]);
+    expect(deps.logs.some((l) => String(l.msg).includes('campaign.paused event of a queue pause was not written'))).toBe(true);
+
+    // Not before the pause's own request could still be writing them; then once.
+    expect(await queue.finishPauseAnnouncement(deps)).toBe(false);
+    deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
+    expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
+    const [event] = await queuePausedEvents();
+    expect((await bodyOf(deps, hook.id, event!.eventId)).data).toEqual({ campaignId, reason: 'queue' });
+    expect(await queue.finishPauseAnnouncement(deps)).toBe(false);
+
+    // Announced again (two finishers at once): a delivered event is not made owed again.
+    await deps.store.update(deliveryKey(hook.id, event!.eventId), { set: { delivered: true }, remove: ['gsi3pk', 'gsi3sk'] });
+    await deps.store.update({ pk: 'SETTING', sk: 'QUEUE' }, { set: { announced: false } });
+    expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
+    expect(await queuePausedEvents()).toHaveLength(1);
+    expect(await deps.store.get(deliveryKey(hook.id, event!.eventId))).toMatchObject({ delivered: true });
+  });
+
   it('a campaign paused by hand gives one campaign.paused; pausing it again gives none', async () => {
     const { deps, hook, campaignId } = await setup();
     await campaigns.setStatus(deps, campaignId, 'PAUSED');
