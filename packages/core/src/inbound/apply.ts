@@ -18,6 +18,8 @@ import type { InboundMessage } from '../ports/mail-reader.ts';
 import { fromItem as leadFromItem, type Lead, type LeadBounce } from '../lead/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { delayOpenJobs } from '../sending/jobs.ts';
+import { sendWindow } from '../sending/due.ts';
+import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf, type Classified } from './classify.ts';
 import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './entity.ts';
@@ -282,5 +284,8 @@ async function softBounce(deps: D, lead: Lead, note: LeadBounce): Promise<void> 
  * inbox. Only jobs that would go earlier move; nothing else changes.
  */
 async function holdUntilReturn(deps: D, lead: Lead, returnDate: string): Promise<void> {
-  await delayOpenJobs(deps, lead.id, Date.parse(`${returnDate}T00:00:00Z`) + 86_400_000);
+  const campaign = await deps.store.get(campaignKey(lead.campaignId));
+  // The first hour the lead's window is open after the return day, so the held step shows when it will really go.
+  const open = campaign ? sendWindow(campaignFromItem(campaign).schedule, lead.customFields) : undefined;
+  await delayOpenJobs(deps, lead.id, Date.parse(`${returnDate}T00:00:00Z`) + 86_400_000, open);
 }

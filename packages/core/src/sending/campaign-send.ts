@@ -19,7 +19,7 @@ import { accepted } from './outcome.ts';
 import { jobKey } from './keys.ts';
 import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts';
 import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
-import { openAt, sendWindow } from './due.ts';
+import { CHECKED_BEFORE_CLAIM, openAt, sendWindow } from './due.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 
 const HOUR = 3_600_000;
@@ -186,7 +186,7 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < FILING_DELAY_MS) return false;
     deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
     const now = deps.clock.now();
-    return move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
+    return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;

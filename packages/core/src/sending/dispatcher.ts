@@ -5,6 +5,7 @@ import { applyGroups, move, moveOps } from './jobs.ts';
 import { fromItem, type Job } from './job.entity.ts';
 import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import { campaignsPlanning, claimedJobs, dueJobs, JOB_SHARDS, jobKey, timeKey } from './keys.ts';
+import { CHECKED_BEFORE_CLAIM } from './due.ts';
 import { planChunk } from './first-emails.ts';
 import { healWaitingLeads } from './healing.ts';
 import { queuePaused } from './sender.ts';
@@ -133,7 +134,7 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
     if (!job.smtpStartedAt) {
       // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
       const now = deps.clock.now();
-      const again = await move(deps, job, 'SCHEDULED', { due: { at: now, now }, remove: ['messageId', 'claimId'] }, [], [
+      const again = await move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, remove: ['messageId', 'claimId'] }, [], [
         { attr: 'smtpStartedAt', exists: false },
         { attr: 'claimId', op: '=', value: job.claimId ?? '' },
       ]);

@@ -39,12 +39,12 @@ describe('due time', () => {
     expect(await move(deps, (await getJob(deps, id))!, 'QUEUED')).toBe(true);
     expect((await getJob(deps, id))!.dueAt).toBe(now + 60_000);
 
-    expect(await move(deps, (await getJob(deps, id))!, 'SCHEDULED', { due: { at: now - 1, now } })).toBe(true);
+    expect(await move(deps, (await getJob(deps, id))!, 'SCHEDULED', { due: { at: now - 1, now, open: undefined } })).toBe(true);
     const back = (await deps.store.get(jobKey(id)))!;
     expect(back.dueAt).toBe(now);
     expect(back).toMatchObject(dueIndex(id, now));
 
-    expect(await move(deps, (await getJob(deps, id))!, 'QUEUED', { due: { at: now + 7_000, now } })).toBe(true);
+    expect(await move(deps, (await getJob(deps, id))!, 'QUEUED', { due: { at: now + 7_000, now, open: undefined } })).toBe(true);
     expect(await deps.store.get(jobKey(id))).toMatchObject({ dueAt: now + 7_000, ...dueIndex(id, now + 7_000) });
   });
 });

@@ -22,6 +22,14 @@ export function sendWindow(
   return schedule ? { window: schedule, ...leadZone(customFields, schedule) } : undefined;
 }
 
+/**
+ * The window of a move made where whom the job is for is not read (a dead
+ * claim due again, a Sent-folder resend, a campaign's parked jobs on resume):
+ * none is applied, and the send path looks at the lead's window before it
+ * claims, moving the job to the next opening when it is closed.
+ */
+export const CHECKED_BEFORE_CLAIM: SendWindow | undefined = undefined;
+
 /** Whether a send may start at `t` (always, without a window). */
 export const openAt = (open: SendWindow | undefined, t: number): boolean => !open || isOpen(open.window, open.timezone, t);
 

@@ -13,7 +13,7 @@ import { fromItem as jobFromItem } from './job.entity.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { CADENCE_FLOOR_SECONDS, JITTER_SECONDS } from './cadence.ts';
 import { applyGroups, createJob, createJobOps, move } from './jobs.ts';
-import { dueTime, sendWindow } from './due.ts';
+import { CHECKED_BEFORE_CLAIM, dueTime, sendWindow } from './due.ts';
 import { jobsOfCampaign, planningIndex, withoutPlanningIndex } from './keys.ts';
 import { leadsOfCampaign } from '../lead/keys.ts';
 import { dailyCapOf, fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
@@ -103,8 +103,8 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
   const now = deps.clock.now();
   const jobs = await queryAll(deps.store, jobsOfCampaign(campaignId));
   for (const job of jobs.filter((j) => j.state === 'PARKED').map(jobFromItem)) {
-    // Its window (the schedule may have changed while it was parked) is applied when it is claimed: reading each lead here would cost a read a job.
-    await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now } });
+    // Its window (the schedule may have changed while it was parked) is applied before it is claimed: reading each lead here would cost a read a job.
+    await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now, open: CHECKED_BEFORE_CLAIM } });
   }
   await deps.store.update(campaignKey(campaignId), { set: { planCursor: null, planOffset: 0 }, remove: withoutPlanningIndex() });
   // The first chunk now, before the dispatcher can see the campaign: two planners of one chunk would only

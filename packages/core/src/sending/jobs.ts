@@ -88,8 +88,11 @@ export async function createJob(deps: Pick<Deps, 'store'>, j: NewJob, now: numbe
 export interface JobChange {
   /** The due time only changes through `due` (dueTime): never in `set`. */
   set?: Record<string, unknown> & { dueAt?: never };
-  /** Due again at `at` (engine ms), never before `now`, and inside `open` when the lead has a window. */
-  due?: { at: number; now: number; open?: SendWindow };
+  /**
+   * Due again at `at` (engine ms), never before `now`, and inside `open` when the lead has a window. `open` is
+   * always said: the lead's window, undefined for a job without one, or CHECKED_BEFORE_CLAIM where it is not read.
+   */
+  due?: { at: number; now: number; open: SendWindow | undefined };
   remove?: string[];
   wallNow?: number;
 }
@@ -231,14 +234,14 @@ export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, 
   return cancelled;
 }
 
-/** Moves a lead's open jobs that are due before `notBefore` (engine ms) to then. */
-export async function delayOpenJobs(deps: Pick<Deps, 'store' | 'clock'>, leadId: string, notBefore: number): Promise<number> {
+/** Moves a lead's open jobs that are due before `notBefore` (engine ms) to then, or to the lead's window's next opening after. */
+export async function delayOpenJobs(deps: Pick<Deps, 'store' | 'clock'>, leadId: string, notBefore: number, open: SendWindow | undefined): Promise<number> {
   let delayed = 0;
   const now = deps.clock.now();
   for (const job of await leadJobs(deps, leadId)) {
     if (!OPEN.has(job.state) || job.dueAt >= notBefore) continue;
     // A queued message will find the job SCHEDULED and leave it; the dispatcher queues it again when due.
-    const held = { due: { at: notBefore, now }, set: { heldUntil: new Date(notBefore).toISOString() } };
+    const held = { due: { at: notBefore, now, open }, set: { heldUntil: new Date(notBefore).toISOString() } };
     if (await move(deps, job, job.state === 'PARKED' ? 'PARKED' : 'SCHEDULED', held)) delayed++;
   }
   return delayed;

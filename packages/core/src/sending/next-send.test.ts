@@ -58,7 +58,7 @@ describe('next-send', () => {
     const { leadId, boxId, sentAt } = await sentOnce(deps, 1);
     expect(rules(await nextSend(deps, leadId))).toContain('dailyCap');
     const back = sentAt + 5 * DAY;
-    await delayOpenJobs(deps, leadId, back);
+    await delayOpenJobs(deps, leadId, back, undefined);
     const away = await nextSend(deps, leadId);
     expect(away.blockedBy.find((b) => b.rule === 'outOfOffice')!.until).toBe(new Date(back).toISOString());
     expect(Date.parse(away.earliestAt!)).toBeGreaterThanOrEqual(back);

@@ -18,6 +18,7 @@ import type { Job } from './job.entity.ts';
 import { jobKey } from './keys.ts';
 import type { SendOutcome, SendPlan } from './job-kind.ts';
 import { smtpBounce } from './smtp-bounce.ts';
+import type { SendWindow } from './due.ts';
 
 /** Retries of a temporary failure (4xx, no connection), in engine minutes; then the job fails. */
 export const RETRY_MINUTES = [5, 30, 120, 360] as const;
@@ -92,7 +93,8 @@ export async function countError(deps: Deps, job: Job, err: unknown): Promise<vo
 /** What a failed SMTP try means: the plan decides for a bounce and an unknown outcome, the rest is the same for every kind. */
 export async function recordFailure(
   deps: Deps,
-  f: { held: Held; plan: SendPlan; mailbox: Mailbox; composed: Composed; day: string; result: Extract<SendResult, { ok: false }> },
+  /** `open`: the lead's window, which a send tried again later waits for. */
+  f: { held: Held; plan: SendPlan; mailbox: Mailbox; composed: Composed; day: string; result: Extract<SendResult, { ok: false }>; open: SendWindow | undefined },
 ): Promise<SendOutcome> {
   const now = deps.clock.now();
   const { held: job, result } = f;
@@ -115,7 +117,7 @@ export async function recordFailure(
     case 'auth':
       await setMailboxError(deps, f.mailbox, 'The SMTP server refused the sign-in.');
       await refundDailySend(deps, f.mailbox.id, f.day);
-      await move(deps, job, 'SCHEDULED', { due: { at: now, now }, set: { lastError } });
+      await move(deps, job, 'SCHEDULED', { due: { at: now, now, open: f.open }, set: { lastError } });
       return 'rescheduled';
     default:
       return retryLater(deps, f, lastError);
@@ -123,7 +125,7 @@ export async function recordFailure(
 }
 
 /** A send that may go later: tried again after 5, 30, 120 and 360 engine minutes, then FAILED. */
-async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: string }, lastError: string): Promise<SendOutcome> {
+async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: string; open: SendWindow | undefined }, lastError: string): Promise<SendOutcome> {
   const now = deps.clock.now();
   const job = f.held;
   await refundDailySend(deps, f.mailbox.id, f.day);
@@ -132,6 +134,6 @@ async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: st
     await move(deps, job, 'FAILED', { set: { lastError, failedAt: new Date(now).toISOString() } });
     return 'failed';
   }
-  await move(deps, job, 'SCHEDULED', { due: { at: now + wait * 60_000, now }, set: { lastError } });
+  await move(deps, job, 'SCHEDULED', { due: { at: now + wait * 60_000, now, open: f.open }, set: { lastError } });
   return 'rescheduled';
 }

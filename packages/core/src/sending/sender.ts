@@ -201,7 +201,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
       if (round < SHORT_WAITS) continue;
       return ctl.reschedule(read.parsed(mailboxKey(mailbox.id), mailboxFromItem)?.nextSlotAt ?? now);
     }
-    return startAndSend(deps, { job, plan, mailbox, composed, transport, claim });
+    return startAndSend(deps, { job, plan, mailbox, composed, transport, claim, open: ctl.open });
   }
 }
 

@@ -14,6 +14,7 @@ import type { Job } from './job.entity.ts';
 import { jobKey } from './keys.ts';
 import { accepted, recordAccepted, recordFailure } from './outcome.ts';
 import type { SendOutcome, SendPlan } from './job-kind.ts';
+import type { SendWindow } from './due.ts';
 
 /**
  * Sends, marking the start of SMTP only once the server has accepted DATA
@@ -24,7 +25,7 @@ import type { SendOutcome, SendPlan } from './job-kind.ts';
  */
 export async function startAndSend(
   deps: Deps,
-  s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string> },
+  s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string>; open: SendWindow | undefined },
 ): Promise<SendOutcome> {
   const { claimId, day } = s.claim;
   // Attempts count SMTP tries only; losing a slot race is not a try.
@@ -62,7 +63,7 @@ export async function startAndSend(
     await accepted(deps, () => recordAccepted(deps, () => s.plan.recordSent(held, s.mailbox, s.composed), held));
     return 'sent';
   }
-  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, composed: s.composed, day, result });
+  return recordFailure(deps, { held, plan: s.plan, mailbox: s.mailbox, composed: s.composed, day, result, open: s.open });
 }
 
 /** A message's transfer holds the process's turn at most this long (wall ms): a slow server must not stall every mailbox. */

@@ -10,6 +10,8 @@ import * as mailboxes from '../mailbox/index.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { isOpen } from '../schedule/window.ts';
 import { getJob } from './jobs.ts';
+import { applyMessages } from '../inbound/apply.ts';
+import type { InboundMessage } from '../ports/mail-reader.ts';
 import { refOf } from '../job-kinds.ts';
 import { jobId, jobKey } from './keys.ts';
 import { sendJob } from './sender.ts';
@@ -104,6 +106,31 @@ describe('sending windows on the send path', () => {
     // Saturday is not a sending day: Monday 09:00 in Berlin (CET), 08:00 UTC.
     expect(next.dueAt).toBe(Date.UTC(2026, 2, 9, 8));
     expect(next.dueAt).toBeGreaterThanOrEqual(sentAt + 86_400_000);
+  });
+
+  it('a send tried again later (a 4xx at 16:58) and a step held for an out-of-office answer wait for the lead\'s window, not only the claim', async () => {
+    const deps = unitDeps();
+    const { ids } = await launched(deps, { 'ber@client.com': {} }, [{ waitDays: 1, body: 'Bump.' }]);
+    const id = jobId(ids['ber@client.com']!, 0);
+    // Monday 16:58 in Berlin: the server says "try later"; five minutes on the window is closed, so Tuesday 09:00 (08:00 UTC).
+    deps.clock.set(Date.UTC(2026, 2, 2, 15, 58));
+    await queueNow(deps, id);
+    deps.mailer.answer({ ok: false, kind: 'temporary', code: 451, detail: 'try later' });
+    expect(await sendJob(deps, id)).toBe('rescheduled');
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SCHEDULED', dueAt: Date.UTC(2026, 2, 3, 8) });
+
+    // Sent on Tuesday; an out-of-office answer says back on Friday the 6th: the step is held to Saturday, so Monday 09:00.
+    deps.clock.set(Date.UTC(2026, 2, 3, 8, 5));
+    await queueNow(deps, id);
+    expect(await sendJob(deps, id)).toBe('sent');
+    const messageId = deps.mailer.sent.at(-1)!.email.messageId;
+    const [mailbox] = await mailboxes.list(deps);
+    const ooo: InboundMessage = {
+      uid: 1, receivedAt: deps.clock.now(), messageId: 'ooo@client.com', inReplyTo: [messageId], references: [], to: ['rep@sender.com'],
+      from: 'ber@client.com', subject: 'Out of office', headers: { 'auto-submitted': 'auto-replied' }, text: 'Out of the office, back on 6 March.',
+    };
+    expect(await applyMessages(deps, await mailboxes.get(deps, String(mailbox!.id)), [ooo])).toEqual(['AUTO_REPLY']);
+    expect((await getJob(deps, jobId(ids['ber@client.com']!, 1)))!.dueAt).toBe(Date.UTC(2026, 2, 9, 8));
   });
 
   it('a scheduled send still costs 4 store requests: the window is read from the campaign and lead rows the send reads anyway', async () => {
