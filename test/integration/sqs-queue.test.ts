@@ -1,4 +1,5 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { request } from 'node:http';
 import { EnqueueFailedError, SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { createLogger, type Fields } from '@outbound/core/log';
 import { startQueueConsumer, type QueueConsumer } from '@outbound/local/queue-consumer';
@@ -224,5 +225,35 @@ describe('startQueueConsumer (the local SQS event source)', () => {
     const consumer = consume(missing, async () => undefined, log);
     await eventually(() => (lines.some((l) => l.level === 'warn' && /polling failed/.test(String(l.msg))) ? true : undefined));
     await consumer.stop();
+  });
+});
+
+describe('the local queue service', () => {
+  it('takes no request from a client without the credentials made at its start, nor one addressed to another name (DNS rebinding)', async () => {
+    const queueUrl = sqs.urls.send!;
+    await new SqsSendQueue({ client: sqs.client, queueUrl }).enqueue([{ jobId: 'job-private', delayMs: 0 }]);
+    // Another user of the machine reaches the port with any credentials but the engine's: it can neither read nor add.
+    for (const credentials of [{ accessKeyId: 'local', secretAccessKey: 'local' }, { accessKeyId: sqs.credentials.accessKeyId, secretAccessKey: 'guessed' }]) {
+      const stranger = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials });
+      const read = await stranger.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 })).catch((e: unknown) => e);
+      expect(read).toMatchObject({ name: 'InvalidClientTokenId', $metadata: { httpStatusCode: 403 } });
+      const added = await stranger.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"jobId":"forged"}' })).catch((e: unknown) => e);
+      expect(added).toMatchObject({ name: 'InvalidClientTokenId' });
+      stranger.destroy();
+    }
+    // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
+    const port = Number(new URL(sqs.endpoint).port);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': 'AmazonSQS.ListQueues', 'content-type': 'application/x-amz-json-1.0' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
+    // The engine's own client still reads the one message there, and no forged one.
+    const bodies = (await receive(queueUrl)).map((m) => JSON.parse(m.Body!).jobId);
+    expect(bodies).toEqual(['job-private']);
   });
 });

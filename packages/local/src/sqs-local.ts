@@ -1,26 +1,91 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { queues } from '@outbound/functions/manifest';
-import { localCredentials } from './net.ts';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostAllowed, startCredentials } from './net.ts';
+import { verifySigV4 } from './sigv4.ts';
 
 export interface SqsLocal {
   endpoint: string;
   client: SQSClient;
   /** Queue URL by the manifest's queue name. */
   urls: Record<string, string>;
+  /** Made at this start: the only credentials the queue service takes. */
+  credentials: { accessKeyId: string; secretAccessKey: string };
   stop(): Promise<void>;
 }
+
+/** A queue message is at most 256 KB; a batch of ten of them with their JSON fits in this. */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+class Refused extends Error {
+  constructor(readonly status: number, readonly type: string, message: string) {
+    super(message);
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new Refused(413, 'RequestTooLarge', 'The request body is too large.');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Hop-by-hop headers of the in-process answer that the loopback connection sets for itself. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 /**
  * fauxqs in-process, with the manifest's queues and their dead-letter queues.
  * It keeps nothing across restarts; the table is the source of truth for
  * every scheduled send, and start-up recovery re-enqueues what is due.
+ *
+ * fauxqs checks no credentials and never listens here: a loopback server in
+ * front of it takes only requests signed (SigV4) with the credentials made at
+ * this start, handed to the engine's own client, and whose Host is an IP
+ * address or localhost (not a rebinding page's name), and hands each to
+ * fauxqs without a socket. Another user of the machine can reach the port
+ * but can neither read nor add a message.
  */
 export async function startSqsLocal(): Promise<SqsLocal> {
-  // fauxqs's own start listens on every interface; its app is served here on loopback only.
   const app = buildApp({ logger: false });
-  const endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
+  await app.ready();
+  const credentials = startCredentials();
+  const server = createServer((req, res) => {
+    void (async () => {
+      try {
+        if (!hostAllowed(req.headers.host)) throw new Refused(403, 'AccessDenied', 'This queue service answers requests to 127.0.0.1 or localhost only.');
+        const body = await readBody(req);
+        if (!verifySigV4(req, body, credentials)) {
+          throw new Refused(403, 'InvalidClientTokenId', 'The security token included in the request is invalid: this queue service takes requests signed with the credentials made at its start.');
+        }
+        // The Host goes through as it came, so the queue URLs fauxqs writes name this server.
+        const answer = await app.inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body });
+        const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+        res.writeHead(answer.statusCode, headers as OutgoingHttpHeaders);
+        res.end(answer.rawPayload);
+      } catch (err) {
+        const e = err instanceof Refused ? err : new Refused(500, 'InternalError', 'Internal error.');
+        if (!(err instanceof Refused)) console.error('local SQS:', err);
+        const payload = JSON.stringify({ __type: `com.amazonaws.sqs#${e.type}`, message: e.message });
+        res.writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': `${e.type};Sender` });
+        res.end(payload);
+      }
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
   const urls: Record<string, string> = {};
   for (const [name, def] of Object.entries(queues)) {
     const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
@@ -43,8 +108,14 @@ export async function startSqsLocal(): Promise<SqsLocal> {
     endpoint,
     client,
     urls,
+    credentials,
     async stop() {
       client.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The SDK keeps connections alive (and a long poll may be waiting): without this close() waits for them.
+        server.closeAllConnections();
+      });
       await app.close();
     },
   };
