@@ -93,6 +93,9 @@ export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | '
 
 /** A pause still unannounced this long after it was made (wall ms) was cut short: its request is no longer writing. */
 export const ANNOUNCE_GRACE_MS = 60_000;
+/** How often a process looks for a pause cut short (wall ms). */
+const CHECK_EVERY_MS = 30_000;
+const lastChecked = new WeakMap<object, number>();
 
 /**
  * The campaign.paused events of a queue pause, one per ACTIVE campaign, each in its own write after the switch
@@ -124,9 +127,13 @@ async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 
  * switch and them, a store error) is announced again, for the campaigns still running. Says whether it did.
  */
 export async function finishPauseAnnouncement(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>): Promise<boolean> {
+  // A schedule ticking several times a second (a high TIME_SCALE) looks at most every CHECK_EVERY_MS.
+  const wallNow = deps.wallClock.now();
+  if (wallNow - (lastChecked.get(deps.store) ?? -Infinity) < CHECK_EVERY_MS) return false;
+  lastChecked.set(deps.store, wallNow);
   const sw = queueSwitchFromItem(await deps.store.get(queueSwitchKey));
   if (!sw.paused || sw.announced !== false || !sw.changedAt) return false;
-  if (deps.wallClock.now() - Date.parse(sw.changedAt) < ANNOUNCE_GRACE_MS) return false;
+  if (wallNow - Date.parse(sw.changedAt) < ANNOUNCE_GRACE_MS) return false;
   await announcePause(deps, sw.changedAt);
   return true;
 }

@@ -184,11 +184,13 @@ describe('events of facts', () => {
     expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
     const [event] = await queuePausedEvents();
     expect((await bodyOf(deps, hook.id, event!.eventId)).data).toEqual({ campaignId, reason: 'queue' });
+    deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
     expect(await queue.finishPauseAnnouncement(deps)).toBe(false);
 
     // Announced again (two finishers at once): a delivered event is not made owed again.
     await deps.store.update(deliveryKey(hook.id, event!.eventId), { set: { delivered: true }, remove: ['gsi3pk', 'gsi3sk'] });
     await deps.store.update({ pk: 'SETTING', sk: 'QUEUE' }, { set: { announced: false } });
+    deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
     expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
     expect(await queuePausedEvents()).toHaveLength(1);
     expect(await deps.store.get(deliveryKey(hook.id, event!.eventId))).toMatchObject({ delivered: true });
