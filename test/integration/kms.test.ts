@@ -6,7 +6,7 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { KmsKeyProvider } from '@outbound/aws/kms-keys';
 import { SecretUnreadableError } from '@outbound/core/errors';
 import { openSecret, sealSecret } from '@outbound/core/secrets/index';
-import { request } from 'node:http';
+import { rebindingStatus } from '../helpers/rebinding.ts';
 import { startLocalKms } from '@outbound/local/kms-server';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
@@ -111,16 +111,7 @@ describe('local KMS through the real SDK and KmsKeyProvider', () => {
     const err = await other.send(new EncryptCommand({ KeyId: kms.keyId, Plaintext: Buffer.from('x') })).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 400 } });
     // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
-    const port = Number(new URL(kms.endpoint).port);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': 'TrentService.Decrypt', 'content-type': 'application/x-amz-json-1.1' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end('{}');
-    });
-    expect(status).toBe(403);
+    expect(await rebindingStatus(kms.endpoint, 'TrentService.Decrypt', 'application/x-amz-json-1.1')).toBe(403);
     // The engine's own client, with the credentials, still opens it.
     expect(await openSecret(keysFor(kms), sealed, context)).toBe(secret);
   });

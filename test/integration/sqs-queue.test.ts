@@ -1,5 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { request } from 'node:http';
+import { rebindingStatus } from '../helpers/rebinding.ts';
 import { EnqueueFailedError, SqsSendQueue } from '@outbound/aws/sqs-queue';
 import { createLogger, type Fields } from '@outbound/core/log';
 import { startQueueConsumer, type QueueConsumer } from '@outbound/local/queue-consumer';
@@ -242,16 +242,7 @@ describe('the local queue service', () => {
       stranger.destroy();
     }
     // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
-    const port = Number(new URL(sqs.endpoint).port);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': 'AmazonSQS.ListQueues', 'content-type': 'application/x-amz-json-1.0' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end('{}');
-    });
-    expect(status).toBe(403);
+    expect(await rebindingStatus(sqs.endpoint, 'AmazonSQS.ListQueues', 'application/x-amz-json-1.0')).toBe(403);
     // The engine's own client still reads the one message there, and no forged one.
     const bodies = (await receive(queueUrl)).map((m) => JSON.parse(m.Body!).jobId);
     expect(bodies).toEqual(['job-private']);
