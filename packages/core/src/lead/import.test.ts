@@ -49,10 +49,19 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     // One of them has since been answered.
     await deps.store.update(leadKey(idOf(c.id, 'p1@late.example')), { set: { status: 'REPLIED' } });
     await deps.store.update({ pk: `IMPORT#${started.importId}`, sk: 'IMPORT' }, { set: { handedOver: false, leaseUntil: 0 } });
+    const looked: string[] = [];
+    const batchGet = deps.store.batchGet.bind(deps.store);
+    deps.store.batchGet = async (keys) => {
+      looked.push(...keys.map((k) => k.pk));
+      return batchGet(keys);
+    };
     const done = await runImport(deps, started.importId, { until: deps.wallClock.now() + 60_000 });
     expect(done).toMatchObject({ status: 'COMPLETED', imported: 80, duplicates: 0 });
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(80);
     expect(await deps.store.get(leadKey(idOf(c.id, 'p1@late.example')))).toMatchObject({ status: 'REPLIED' });
+    // Each row once, by its id: a campaign that had no lead has no uniqueness item of an earlier version to look for.
+    expect(looked.filter((pk) => pk.startsWith('LEAD#')).length).toBe(80);
+    expect(looked.filter((pk) => pk.startsWith('LEADUNIQUE#'))).toEqual([]);
   });
 
   it('makes a second import into the same campaign wait its turn, even while the first is being handed over', async () => {

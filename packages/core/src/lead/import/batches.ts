@@ -81,6 +81,9 @@ export async function work(
     await deps.store.update(importKey(importId), { set: { intoEmpty: r.intoEmpty }, ...held });
   }
   const lookUpRows = !(r.intoEmpty && (opts.clean ?? true));
+  // A lead stored before derived ids also has a uniqueness item naming its address, removed with the lead: a campaign
+  // with no lead has none, so an import into an empty campaign looks its rows up (after an unclean stop) by id alone.
+  const lookUpLegacy = lookUpRows && !r.intoEmpty;
   // The suppression list read whole when it can be (a few requests), instead of a lookup per address.
   const listed = await suppressionList(deps);
 
@@ -112,7 +115,7 @@ export async function work(
     const hashes = rows.map((l) => hashOf(l.email));
     // Rows looked up: under their derived ids, and by the uniqueness item a lead stored before derived ids has.
     const legacy = rows.map((l) => legacyUniqueKey(r.campaignId, l.email));
-    const keys = [...(lookUpRows ? [...ids.map(leadKey), ...legacy] : []), ...(listed ? [] : hashes.map(suppressionKey))];
+    const keys = [...(lookUpRows ? ids.map(leadKey) : []), ...(lookUpLegacy ? legacy : []), ...(listed ? [] : hashes.map(suppressionKey))];
     const found = new Map((keys.length ? await deps.store.batchGet(keys) : []).map((i) => [i.pk, i] as const));
     const isSuppressed = (i: number) => (listed ? listed.has(hashes[i]!) : found.has(suppressionKey(hashes[i]!).pk));
     const counts: BatchCounts = { rows: rows.length, imported: 0, duplicates: 0, suppressed: 0, fields: {} };
