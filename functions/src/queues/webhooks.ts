@@ -19,8 +19,14 @@ type ScheduleEvent = { source?: string; requeueAll?: boolean };
 async function run(event: SQSEvent | ScheduleEvent): Promise<SQSBatchResponse | { queued: number }> {
   const deps = getDeps();
   if (!('Records' in event)) {
-    // A queue pause whose campaign.paused events a crash cut short gets them now, so this sweep can queue them.
-    if (await finishPauseAnnouncement(deps)) deps.log.warn('webhooks: a queue pause was announced again after it was cut short');
+    // A queue pause whose campaign.paused events a crash cut short gets them now, so this sweep can queue them. Its
+    // failure is logged and the sweep goes on: the events of every other fact must not wait on it.
+    try {
+      const announced = await finishPauseAnnouncement(deps);
+      if (announced !== 'none') deps.log.warn('webhooks: a queue pause cut short was announced again', { allWritten: announced === 'written' });
+    } catch (err) {
+      deps.log.error('webhooks: a queue pause cut short could not be announced yet', { err });
+    }
     const result = await sweep(deps, { requeueAll: Boolean(event?.requeueAll) });
     if (result.queued) deps.log.info('webhooks sweep', result);
     return result;

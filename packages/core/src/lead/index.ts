@@ -285,9 +285,10 @@ async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<
 /** What came from the address, whichever lead it was matched to (a colleague answering in a lead's thread). */
 async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: string): Promise<void> {
   for (const item of await queryAll(deps.store, inboundOfSender(await suppression.addressHash(deps, email)))) {
-    await blankInbound(deps, item, String(item.leadId));
-    // Its reply event, on the lead whose thread it was read in, said who wrote and what.
+    // Its reply event first (it said who wrote and what), then the record: blanking the record takes it out of this
+    // index, so an erase stopped between the two and run again still finds the record and its event.
     await eraseReplySender(deps, String(item.leadId), String(item.pk));
+    await blankInbound(deps, item, String(item.leadId));
   }
 }
 

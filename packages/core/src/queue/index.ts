@@ -102,8 +102,9 @@ const lastChecked = new WeakMap<object, number>();
  * (a pause may stop more campaigns than one transaction holds). Keyed by the pause's time, so a pause repeated
  * after a resume announces again, and written only when missing, so announcing twice gives each event once.
  * The switch says `announced` once all are written; until then finishPauseAnnouncement writes what is missing.
+ * Says whether all are written now.
  */
-async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, changedAt: string): Promise<void> {
+async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>, changedAt: string): Promise<boolean> {
   const running = (await queryAll(deps.store, allCampaigns())).map(campaignFromItem).filter((c) => c.status === 'ACTIVE');
   let unwritten = 0;
   // The pause holds whatever happens to its events: one that cannot be written is logged, not answered as a failed pause.
@@ -116,24 +117,25 @@ async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 
       },
     ),
   );
-  if (unwritten) return;
+  if (unwritten) return false;
   await deps.store.update(queueSwitchKey, { set: { announced: true }, if: { attr: 'changedAt', op: '=', value: changedAt } }).catch((err) => {
     if (!(err instanceof ConditionFailedError)) throw err;
   });
+  return true;
 }
 
 /**
  * Run by the webhooks schedule: a pause whose campaign.paused events were not all written (a crash between the
- * switch and them, a store error) is announced again, for the campaigns still running. Says whether it did.
+ * switch and them, a store error) is announced again, for the campaigns running now (one launched during the
+ * pause is announced too; a resume first ends the need). Says whether it tried, and whether all are written now.
  */
-export async function finishPauseAnnouncement(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>): Promise<boolean> {
+export async function finishPauseAnnouncement(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>): Promise<'none' | 'written' | 'unwritten'> {
   // A schedule ticking several times a second (a high TIME_SCALE) looks at most every CHECK_EVERY_MS.
   const wallNow = deps.wallClock.now();
-  if (wallNow - (lastChecked.get(deps.store) ?? -Infinity) < CHECK_EVERY_MS) return false;
+  if (wallNow - (lastChecked.get(deps.store) ?? -Infinity) < CHECK_EVERY_MS) return 'none';
   lastChecked.set(deps.store, wallNow);
   const sw = queueSwitchFromItem(await deps.store.get(queueSwitchKey));
-  if (!sw.paused || sw.announced !== false || !sw.changedAt) return false;
-  if (wallNow - Date.parse(sw.changedAt) < ANNOUNCE_GRACE_MS) return false;
-  await announcePause(deps, sw.changedAt);
-  return true;
+  if (!sw.paused || sw.announced !== false || !sw.changedAt) return 'none';
+  if (wallNow - Date.parse(sw.changedAt) < ANNOUNCE_GRACE_MS) return 'none';
+  return (await announcePause(deps, sw.changedAt)) ? 'written' : 'unwritten';
 }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { TransactionFailedError } from '../errors.ts';
+import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { Store, TransactOp } from '../ports/store.ts';
 import { deliveryFromItem, endedExpiry, fromItem } from './entity.ts';
 import { queryAll } from '../collections.ts';
@@ -106,7 +106,8 @@ export async function eventOps(
  * For a fact recorded outside a transaction of its own: the event's
  * operations in one transaction, written only if the event does not exist
  * yet, so writing it again (a fact announced twice after a crash) never
- * makes a delivered event owed again. Says whether it was written now.
+ * makes a delivered event owed again. Says whether it was written now;
+ * throws when it could not be (the subscriptions or the store unreadable).
  */
 export async function writeEvent(
   deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
@@ -114,6 +115,9 @@ export async function writeEvent(
   data: Record<string, unknown>,
   factKey: string,
 ): Promise<boolean> {
+  // Unlike a fact's own transaction, the caller here can try again: subscriptions that cannot be read are an error
+  // (which eventOps would log and answer as "nobody listens"). Read once, the list is then eventOps' cached one.
+  await subscriptions(deps);
   const ops = (await eventOps(deps, type, data, factKey)).map((op) => ('put' in op ? { ...op, if: { itemExists: false } } : op));
   if (ops.length === 0) return false;
   try {
@@ -165,11 +169,22 @@ export async function eraseLeadEvents(deps: Pick<Deps, 'store' | 'wallClock'>, l
  */
 export async function eraseReplySender(deps: Pick<Deps, 'store'>, leadId: string, inboundFactKey: string): Promise<number> {
   const eventId = eventIdOf('reply.received', inboundFactKey);
-  const items = (await queryAll(deps.store, eventsOfLead(leadId))).map(deliveryFromItem).filter((d) => d.eventId === eventId);
-  for (const d of items) {
-    const event = JSON.parse(d.body) as { data: Record<string, unknown> };
+  // By the lead's events (a removed webhook's too) and by key for each webhook there is (an index may lag a write).
+  const listed = (await queryAll(deps.store, eventsOfLead(leadId))).map(deliveryFromItem).filter((d) => d.eventId === eventId);
+  const webhookIds = new Set([...listed.map((d) => d.webhookId), ...(await readSubscriptions(deps.store)).map((w) => w.id)]);
+  let emptied = 0;
+  for (const webhookId of webhookIds) {
+    const item = await deps.store.get(deliveryKey(webhookId, eventId));
+    if (!item) continue;
+    const event = JSON.parse(deliveryFromItem(item).body) as { data: Record<string, unknown> };
     Object.assign(event.data, { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true });
-    await deps.store.update(deliveryKey(d.webhookId, d.eventId), { set: { body: JSON.stringify(event) } });
+    try {
+      // Only while it is there: an event removed meanwhile (expired) is not made again as a stub.
+      await deps.store.update(deliveryKey(webhookId, eventId), { set: { body: JSON.stringify(event) }, if: { itemExists: true } });
+      emptied++;
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
   }
-  return items.length;
+  return emptied;
 }

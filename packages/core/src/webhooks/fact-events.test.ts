@@ -10,6 +10,7 @@ import * as mailboxes from '../mailbox/index.ts';
 import * as queue from '../queue/index.ts';
 import { applyMessages } from '../inbound/apply.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
+import type { IndexQuery } from '../ports/store.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
 import { sendJob } from '../sending/sender.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
@@ -135,6 +136,12 @@ describe('events of facts', () => {
     expect(JSON.parse(String(before.body)).data).toMatchObject({ leadId: ids['ann@client.com'], fromEmail: 'cat@client.com', subject: 'Re: Hi from Cat' });
     const sentBefore = await bodyOf(deps, hook.id, String((await owed(deps, hook.id)).find((d) => d.type === 'email.sent')!.eventId));
 
+    // An erase stopped while it empties the event (the store fails) is simply run again, and then reaches it.
+    const failing = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, {
+      update: async (key: { pk: string; sk: string }, change: Parameters<typeof deps.store.update>[1]) =>
+        key.sk.startsWith('DELIVERY#') ? Promise.reject(new Error('store down')) : deps.store.update(key, change),
+    }) };
+    await expect(leads.erase(failing, { email: 'cat@client.com' })).rejects.toThrow('store down');
     await leads.erase(deps, { email: 'cat@client.com' });
     const after = (await replyEvent())!;
     expect(String(after.body)).not.toContain('cat@client.com');
@@ -144,7 +151,7 @@ describe('events of facts', () => {
     const data = JSON.parse(String(after.body)).data;
     expect(data).toMatchObject({ leadId: ids['ann@client.com'], mailboxId: String(box.id), subject: '', snippet: '', erased: true });
     // The documented shape still holds, so a receiver that validates the event takes it.
-    expect(EVENT_DATA['reply.received'].data.safeParse(data).success).toBe(true);
+    expect(EVENT_DATA['reply.received'].data.strict().safeParse(data).success).toBe(true);
     expect(after).toMatchObject({ delivered: false });
     expect(after.givenUp).toBeUndefined();
     // Ann's other events are hers alone: untouched.
@@ -178,20 +185,31 @@ describe('events of facts', () => {
     expect(await queuePausedEvents()).toEqual([]);
     expect(deps.logs.some((l) => String(l.msg).includes('campaign.paused event of a queue pause was not written'))).toBe(true);
 
-    // Not before the pause's own request could still be writing them; then once.
-    expect(await queue.finishPauseAnnouncement(deps)).toBe(false);
+    // Not before the pause's own request could still be writing them.
+    expect(await queue.finishPauseAnnouncement(deps)).toBe('none');
+    // A finisher that cannot read who subscribes has not announced anything: it leaves the pause unannounced.
+    const blind = {
+      ...deps,
+      store: Object.assign(Object.create(deps.store) as typeof deps.store, {
+        query: async (q: IndexQuery) => (q.pk === 'WEBHOOKS' ? Promise.reject(new Error('store down')) : deps.store.query(q)),
+      }),
+    };
     deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
-    expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
+    expect(await queue.finishPauseAnnouncement(blind)).toBe('unwritten');
+    expect(await queuePausedEvents()).toEqual([]);
+    // Then once.
+    deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
+    expect(await queue.finishPauseAnnouncement(deps)).toBe('written');
     const [event] = await queuePausedEvents();
     expect((await bodyOf(deps, hook.id, event!.eventId)).data).toEqual({ campaignId, reason: 'queue' });
     deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
-    expect(await queue.finishPauseAnnouncement(deps)).toBe(false);
+    expect(await queue.finishPauseAnnouncement(deps)).toBe('none');
 
     // Announced again (two finishers at once): a delivered event is not made owed again.
     await deps.store.update(deliveryKey(hook.id, event!.eventId), { set: { delivered: true }, remove: ['gsi3pk', 'gsi3sk'] });
     await deps.store.update({ pk: 'SETTING', sk: 'QUEUE' }, { set: { announced: false } });
     deps.wallClock.advance(queue.ANNOUNCE_GRACE_MS);
-    expect(await queue.finishPauseAnnouncement(deps)).toBe(true);
+    expect(await queue.finishPauseAnnouncement(deps)).toBe('written');
     expect(await queuePausedEvents()).toHaveLength(1);
     expect(await deps.store.get(deliveryKey(hook.id, event!.eventId))).toMatchObject({ delivered: true });
   });

@@ -38,7 +38,16 @@ export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> 
   },
   'reply.received': {
     when: 'A lead replied (not an out-of-office answer)',
-    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), fromEmail: z.string(), subject: z.string(), snippet: z.string(), receivedAt: time }),
+    data: z.object({
+      leadId: z.string(),
+      campaignId: z.string(),
+      mailboxId: z.string(),
+      fromEmail: z.string(),
+      subject: z.string(),
+      snippet: z.string(),
+      receivedAt: time,
+      erased: z.literal(true).optional().describe('The writer was erased: fromEmail, subject and snippet are blanked'),
+    }),
   },
   'email.bounced': {
     when: 'An email bounced for good (status: the 5.x.x code)',
