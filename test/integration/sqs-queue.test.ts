@@ -243,6 +243,10 @@ describe('the local queue service', () => {
     }
     // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
     expect(await rebindingStatus(sqs.endpoint, 'AmazonSQS.ListQueues', 'application/x-amz-json-1.0')).toBe(403);
+    // Too large is answered as such (not a reset the SDK would send the whole body again after), before any check of it.
+    const big = await fetch(sqs.endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' }, body: Buffer.alloc(4 * 1024 * 1024, 'x') });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ __type: expect.stringContaining('RequestTooLarge') });
     // The engine's own client still reads the one message there, and no forged one.
     const bodies = (await receive(queueUrl)).map((m) => JSON.parse(m.Body!).jobId);
     expect(bodies).toEqual(['job-private']);

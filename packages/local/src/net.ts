@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, isIP } from 'node:net';
 
-/** Stand-ins accept any credentials; these keep the SDK from looking for real ones. */
-export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 /** A port nothing listens on right now, for a child process that must be told one. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

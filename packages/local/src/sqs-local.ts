@@ -1,7 +1,7 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { queues } from '@outbound/functions/manifest';
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostAllowed, startCredentials } from './net.ts';
 import { verifySigV4 } from './sigv4.ts';
@@ -20,20 +20,40 @@ export interface SqsLocal {
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 class Refused extends Error {
-  constructor(readonly status: number, readonly type: string, message: string) {
+  constructor(readonly status: number, readonly type: string, message: string, readonly fault: 'Sender' | 'Receiver' = 'Sender') {
     super(message);
   }
 }
 
+const tooLarge = () => new Refused(413, 'RequestTooLarge', 'The request body is too large.');
+
+/** The body, read to its end even when too large (refused then), so the answer reaches the client instead of a reset. */
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Refused(413, 'RequestTooLarge', 'The request body is too large.');
-    chunks.push(chunk);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
+  if (size > MAX_BODY_BYTES) throw tooLarge();
   return Buffer.concat(chunks);
+}
+
+const refusedCredentials = () =>
+  new Refused(403, 'InvalidClientTokenId', 'The security token included in the request is invalid: this queue service takes requests signed with the credentials made at its start.');
+
+/** What can be refused before reading a byte of the body: a foreign Host, a size over the limit, another key id. */
+function refuseEarly(req: IncomingMessage, accessKeyId: string): Refused | undefined {
+  if (!hostAllowed(req.headers.host)) return new Refused(403, 'AccessDenied', 'This queue service answers requests to 127.0.0.1 or localhost only.');
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge();
+  if (!String(req.headers.authorization ?? '').includes(`Credential=${accessKeyId}/`)) return refusedCredentials();
+  return undefined;
+}
+
+function answerRefused(res: ServerResponse, e: Refused): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': `${e.type};${e.fault}` });
+  res.end(JSON.stringify({ __type: `com.amazonaws.sqs#${e.type}`, message: e.message }));
 }
 
 /** Hop-by-hop headers of the in-process answer that the loopback connection sets for itself. */
@@ -56,27 +76,29 @@ export async function startSqsLocal(): Promise<SqsLocal> {
   await app.ready();
   const credentials = startCredentials();
   const server = createServer((req, res) => {
-    void (async () => {
-      try {
-        if (!hostAllowed(req.headers.host)) throw new Refused(403, 'AccessDenied', 'This queue service answers requests to 127.0.0.1 or localhost only.');
-        const body = await readBody(req);
-        if (!verifySigV4(req, body, credentials)) {
-          throw new Refused(403, 'InvalidClientTokenId', 'The security token included in the request is invalid: this queue service takes requests signed with the credentials made at its start.');
-        }
-        // The Host goes through as it came, so the queue URLs fauxqs writes name this server.
-        const answer = await app.inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body });
-        const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
-        res.writeHead(answer.statusCode, headers as OutgoingHttpHeaders);
-        res.end(answer.rawPayload);
-      } catch (err) {
-        const e = err instanceof Refused ? err : new Refused(500, 'InternalError', 'Internal error.');
-        if (!(err instanceof Refused)) console.error('local SQS:', err);
-        const payload = JSON.stringify({ __type: `com.amazonaws.sqs#${e.type}`, message: e.message });
-        res.writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': `${e.type};Sender` });
-        res.end(payload);
+    const handle = async () => {
+      const early = refuseEarly(req, credentials.accessKeyId);
+      if (early) {
+        // Refused unread: the rest of the body is let through to nowhere and the connection closed after the answer.
+        res.setHeader('connection', 'close');
+        req.resume();
+        throw early;
       }
-    })();
+      const body = await readBody(req);
+      if (!verifySigV4(req, body, credentials)) throw refusedCredentials();
+      // The Host goes through as it came, so the queue URLs fauxqs writes name this server.
+      const answer = await app.inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body });
+      const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+      res.writeHead(answer.statusCode, headers as OutgoingHttpHeaders);
+      res.end(answer.rawPayload);
+    };
+    handle().catch((err: unknown) => {
+      if (!(err instanceof Refused)) console.error('local SQS:', err);
+      answerRefused(res, err instanceof Refused ? err : new Refused(500, 'InternalError', 'Internal error.', 'Receiver'));
+    });
   });
+  // As long as fauxqs's own server kept an idle connection (the SDK reuses them), so a reused one is rarely found closed.
+  server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -84,25 +106,37 @@ export async function startSqsLocal(): Promise<SqsLocal> {
       resolve();
     });
   });
+  const stopServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // The SDK keeps connections alive (and a long poll may be waiting): without this close() waits for them.
+      server.closeAllConnections();
+    });
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
   const urls: Record<string, string> = {};
-  for (const [name, def] of Object.entries(queues)) {
-    const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-    const dlqArn = (
-      await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))
-    ).Attributes!.QueueArn!;
-    const q = await client.send(
-      new CreateQueueCommand({
-        QueueName: name,
-        Attributes: {
-          VisibilityTimeout: String(def.visibilityTimeoutSeconds),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
-        },
-      }),
-    );
-    urls[name] = q.QueueUrl!;
-    urls[`${name}-dlq`] = dlq.QueueUrl!;
+  try {
+    for (const [name, def] of Object.entries(queues)) {
+      const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const q = await client.send(
+        new CreateQueueCommand({
+          QueueName: name,
+          Attributes: {
+            VisibilityTimeout: String(def.visibilityTimeoutSeconds),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
+          },
+        }),
+      );
+      urls[name] = q.QueueUrl!;
+      urls[`${name}-dlq`] = dlq.QueueUrl!;
+    }
+  } catch (err) {
+    // A start that failed leaves nothing listening.
+    client.destroy();
+    await stopServer();
+    await app.close();
+    throw err;
   }
   return {
     endpoint,
@@ -111,11 +145,7 @@ export async function startSqsLocal(): Promise<SqsLocal> {
     credentials,
     async stop() {
       client.destroy();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // The SDK keeps connections alive (and a long poll may be waiting): without this close() waits for them.
-        server.closeAllConnections();
-      });
+      await stopServer();
       await app.close();
     },
   };
