@@ -264,7 +264,7 @@ export const functions = {
     enqueues: true,
     seals: ['mailbox-oauth-refresh'],
     // Five invocations of ten sends at once, far above any cadence (an email per mailbox every 8 to 10 minutes),
-    // and half of a new account's 10 executions, so the API keeps the rest during a launch.
+    // and half of a new account's 10 executions (docs/deploy.md counts the rest: the webhook worker, the schedules, the API).
     consumerConcurrency: 5,
     // A send needs at most 35 s for AI and 40 s for SMTP and its writes (sending/sender.ts), and starts only
     // when that much is left, so 90 s leaves a margin; the queue's visibility timeout is six times this.
@@ -297,6 +297,8 @@ export const functions = {
     opens: ['webhook-signing-secret'],
     // Ten attempts at once per invocation, each given up after 10 s; the sweep reads at most 1,000 deliveries.
     timeoutSeconds: 60,
+    // The least an event source allows: events are few next to sends, and a slow receiver must not take the account.
+    consumerConcurrency: 2,
   },
   fallback: {
     handler: 'http/fallback.ts',
