@@ -177,6 +177,8 @@ export async function eraseReplySender(deps: Pick<Deps, 'store'>, leadId: string
     const item = await deps.store.get(deliveryKey(webhookId, eventId));
     if (!item) continue;
     const event = JSON.parse(deliveryFromItem(item).body) as { data: Record<string, unknown> };
+    // Emptied already (this erase run before, or the lead's own erase, which leaves the bare event): nothing to blank.
+    if (event.data.erased) continue;
     Object.assign(event.data, { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true });
     try {
       // Only while it is there: an event removed meanwhile (expired) is not made again as a stub.
