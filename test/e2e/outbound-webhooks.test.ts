@@ -18,6 +18,23 @@ type Event = { id: string; type: string; createdAt: string; data: Record<string,
 
 const verified = (secret: string, r: Received) => new Verifier(secret).verify(r.body, r.headers) as Event;
 
+/** For one describe: an SMTP server with `user`, a webhook receiver, and an engine where a day of engine time is under two seconds. */
+function sendingStack(user: string) {
+  const stack = {} as { smtp: TestSmtpServer; engine: TestEngine; receiver: Receiver };
+  beforeAll(async () => {
+    stack.smtp = await startSmtpServer({ users: { [user]: 'sales-password' } });
+    stack.receiver = await startReceiver();
+    stack.engine = await startTestEngine({ realTime: true, timeScale: 50_000 });
+    await stack.engine.api.login();
+  });
+  afterAll(async () => {
+    await stack.engine?.stop();
+    await stack.smtp?.stop();
+    await stack.receiver?.stop();
+  });
+  return stack;
+}
+
 describe('the webhooks API', () => {
   let engine: TestEngine;
   beforeAll(async () => {
@@ -52,23 +69,10 @@ describe('the webhooks API', () => {
 });
 
 describe('events of a sending campaign', { timeout: 90_000 }, () => {
-  let smtp: TestSmtpServer;
-  let engine: TestEngine;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    smtp = await startSmtpServer({ users: { 'sales@hooks.com': 'sales-password' } });
-    receiver = await startReceiver();
-    // A day of engine time is under two seconds.
-    engine = await startTestEngine({ realTime: true, timeScale: 50_000 });
-    await engine.api.login();
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await smtp?.stop();
-    await receiver?.stop();
-  });
+  const stack = sendingStack('sales@hooks.com');
 
   it('two emails give two email.sent, signed; a subscription to one type gets only that type', async () => {
+    const { engine, receiver, smtp } = stack;
     const api = engine.api;
     const all = (await api.request('POST', '/v1/webhooks', { url: receiver.url, events: ['*'] })).body;
     const pausedOnly = (await api.request('POST', '/v1/webhooks', { url: receiver.url + '?only=paused', events: ['campaign.paused'] })).body;
@@ -124,22 +128,10 @@ function verifiesWith(secret: string, r: Received): boolean {
 }
 
 describe('events of leads', { timeout: 90_000 }, () => {
-  let smtp: TestSmtpServer;
-  let engine: TestEngine;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    smtp = await startSmtpServer({ users: { 'sales@leads.com': 'sales-password' } });
-    receiver = await startReceiver();
-    engine = await startTestEngine({ realTime: true, timeScale: 50_000 });
-    await engine.api.login();
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await smtp?.stop();
-    await receiver?.stop();
-  });
+  const stack = sendingStack('sales@leads.com');
 
   it('an unsubscribe clicked twice gives one lead.unsubscribed', async () => {
+    const { engine, receiver, smtp } = stack;
     const api = engine.api;
     const hook = (await api.request('POST', '/v1/webhooks', { url: receiver.url, events: ['lead.unsubscribed'] })).body;
     const domain = (await api.request('POST', '/v1/domains', { domainName: 'leads.com', mailingAddress: ADDRESS })).body;
