@@ -209,7 +209,10 @@ export const functions = {
   },
   replies: {
     handler: 'http/replies.ts',
-    routes: [{ method: 'GET', path: '/v1/replies' }],
+    routes: [
+      { method: 'GET', path: '/v1/replies' },
+      { method: 'PATCH', path: '/v1/replies/{id}' },
+    ],
   },
   oauth: {
     handler: 'http/oauth.ts',
@@ -223,8 +226,9 @@ export const functions = {
   },
   mailboxPoller: {
     handler: 'schedules/poll.ts',
-    opens: ['mailbox-password', 'mailbox-oauth-refresh'],
-    uses: ['mail'],
+    // After the reading, replies the rules could not read go to the campaign's AI provider with the customer's key.
+    opens: ['mailbox-password', 'mailbox-oauth-refresh', 'ai-key'],
+    uses: ['mail', 'ai'],
     // A provider may hand a new refresh token with an access token: it is sealed at once.
     seals: ['mailbox-oauth-refresh'],
     // Reads stop 30 s before this; each IMAP server may take 20 s to answer.

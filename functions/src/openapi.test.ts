@@ -53,7 +53,7 @@ describe('the OpenAPI document', () => {
     const create = doc.paths['/v1/mailboxes']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
     expect(Object.keys(create.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['email', 'domainId', 'authPassword', 'dailyCap']));
     expect(create.content['application/json'].schema.required).toEqual(expect.arrayContaining(['email', 'domainId']));
-    expect(doc.paths['/v1/replies']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['campaignId', 'cursor', 'limit', 'since']);
+    expect(doc.paths['/v1/replies']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['campaignId', 'cursor', 'limit', 'mailboxId', 'since', 'status', 'unread']);
     expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of new Set(refs)) expect(doc.components.schemas, name).toHaveProperty(name);

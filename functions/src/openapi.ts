@@ -18,8 +18,8 @@ import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView } 
 import { DomainCheckView, PublicDomainCheckView } from '@outbound/core/deliverability/check.view';
 import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema';
 import { DomainView } from '@outbound/core/domain/domain.view';
-import { ListQuery as ReplyListQuery } from '@outbound/core/inbound/index';
-import { ReplyPageView } from '@outbound/core/inbound/reply.view';
+import { ListQuery as ReplyListQuery, UpdateReply } from '@outbound/core/inbound/index';
+import { ReplyPageView, ReplyView } from '@outbound/core/inbound/reply.view';
 import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/index';
 import { LeadInput } from '@outbound/core/lead/lead.schema';
 import { LeadPageView, LeadView } from '@outbound/core/lead/lead.view';
@@ -118,7 +118,8 @@ const ROUTES: Record<string, RouteDoc> = {
   },
   'DELETE /v1/campaigns/{id}/webhook-secret': { summary: 'Remove the webhook secret (the webhook takes any request again)', ok: [204, 'none'], errors: [404] },
   'POST /v1/campaigns/{id}/pause': { summary: 'Pause a campaign', ok: [200, CampaignView], errors: [404] },
-  'GET /v1/replies': { summary: 'Replies read from the mailboxes, newest first', query: ReplyListQuery, ok: [200, ReplyPageView], errors: [422] },
+  'GET /v1/replies': { summary: 'Replies read from the mailboxes, newest first; filters by status, unread, campaign and mailbox give full pages', query: ReplyListQuery, ok: [200, ReplyPageView], errors: [422] },
+  'PATCH /v1/replies/{id}': { summary: 'Set a reply’s status (a person’s is never changed by the rules or the AI), mark it read, snooze it', body: UpdateReply, ok: [200, ReplyView], errors: [404, 422] },
   'GET /v1/ai-keys': { summary: 'Which AI providers have a key', ok: [200, z.array(AiKeyStatusView)] },
   'PUT /v1/ai-keys/{provider}': { summary: 'Store an AI provider key (never returned)', body: ApiKey, ok: [204, 'none'], errors: [422] },
   'DELETE /v1/ai-keys/{provider}': { summary: 'Forget an AI provider key', ok: [204, 'none'], errors: [422] },

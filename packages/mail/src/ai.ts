@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { EngineError } from '@outbound/core/errors';
-import type { AiProviderName, AiRequest, AiWriter } from '@outbound/core/ports/ai';
+import type { AiChoiceRequest, AiProviderName, AiRequest, AiWriter } from '@outbound/core/ports/ai';
 
 export interface AiWriterOptions {
   /** Base URL for the openai SDK (normally ends in /v1); undefined => SDK default (OPENAI_BASE_URL, then api.openai.com). */
@@ -66,7 +66,64 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
     return res.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   }
 
+  /** The one-field object both providers are held to: `choice`, one of the allowed answers. */
+  const choiceSchema = (choices: readonly string[]) => ({
+    type: 'object' as const,
+    properties: { choice: { type: 'string' as const, enum: [...choices] } },
+    required: ['choice'],
+    additionalProperties: false,
+  });
+
+  async function openaiChoice(req: AiChoiceRequest): Promise<unknown> {
+    const client = new OpenAI({
+      apiKey: req.apiKey, adminAPIKey: null, organization: null, project: null,
+      baseURL: opts.openaiBaseUrl, timeout, maxRetries,
+    });
+    // Structured Outputs (strict JSON schema): the model can only answer one of the choices.
+    const res = await client.chat.completions.create({
+      model: models.OPENAI,
+      max_completion_tokens: 50,
+      response_format: { type: 'json_schema', json_schema: { name: 'choice', strict: true, schema: choiceSchema(req.choices) } },
+      messages: [
+        { role: 'system', content: req.system },
+        { role: 'user', content: req.prompt },
+      ],
+    });
+    const choice = res.choices[0];
+    if (choice?.message.refusal || choice?.finish_reason === 'content_filter') throw new AiWriteError('OPENAI', 'the model refused');
+    return JSON.parse(choice?.message.content ?? 'null');
+  }
+
+  async function anthropicChoice(req: AiChoiceRequest): Promise<unknown> {
+    const client = new Anthropic({ apiKey: req.apiKey, baseURL: opts.anthropicBaseUrl, timeout, maxRetries });
+    // A forced tool call whose input schema is the choice: Anthropic's way to hold the answer to a schema.
+    const res = await client.messages.create({
+      model: models.ANTHROPIC,
+      max_tokens: 100,
+      system: req.system,
+      tools: [{ name: 'choose', description: 'Give the one answer that fits.', input_schema: choiceSchema(req.choices) }],
+      tool_choice: { type: 'tool', name: 'choose' },
+      messages: [{ role: 'user', content: req.prompt }],
+    });
+    if (res.stop_reason === 'refusal') throw new AiWriteError('ANTHROPIC', 'the model refused');
+    const call = res.content.find((block) => block.type === 'tool_use');
+    return call?.type === 'tool_use' ? call.input : null;
+  }
+
   return {
+    async choose(req) {
+      if (!req.apiKey) throw new AiWriteError(req.provider, 'no API key');
+      let answer: unknown;
+      try {
+        answer = req.provider === 'OPENAI' ? await openaiChoice(req) : await anthropicChoice(req);
+      } catch (err) {
+        throw err instanceof AiWriteError ? err : err instanceof SyntaxError ? new AiWriteError(req.provider, 'the answer was not JSON') : describe(req.provider, err);
+      }
+      const choice = (answer as { choice?: unknown } | null)?.choice;
+      if (typeof choice !== 'string' || !choice) throw new AiWriteError(req.provider, 'the answer named no choice');
+      return choice;
+    },
+
     async write(req) {
       if (!req.apiKey) throw new AiWriteError(req.provider, 'no API key');
       let text: string;

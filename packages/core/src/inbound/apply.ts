@@ -23,8 +23,12 @@ import { fromItem as campaignFromItem } from '../campaign/entity.ts';
 import * as suppression from '../suppression/index.ts';
 import { classify, snippetOf, type Classified } from './classify.ts';
 import { inboundToItem, sentRefFromItem, type InboundKind, type InboundRecord, type SentRef } from './entity.ts';
-import { sentMessageKey } from './keys.ts';
+import { inboundKey, sentMessageKey } from './keys.ts';
 import { returnDateOf } from './return-date.ts';
+import { readReply, type ReplyReading } from './reading/index.ts';
+import { aiReaderOf, aiReadItem } from './reply-ai.ts';
+import { referralKey } from './keys.ts';
+import { removalRequested } from './replies.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
@@ -244,19 +248,60 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
     case 'REPLY': {
       const lead = (await leadByThread(deps, c.threadIds, refs)) ?? (m.from ? (await pinnedRowsOf(deps, m.from, mailboxId))[0] : undefined);
       if (!lead) return 'IGNORED';
+      const reading = readingOf(m, mailbox, lead);
+      const status = reading.status;
+      // The customer's AI is asked later, and only when the rules could not tell and a key is held for the campaign's provider.
+      const askAi = status === 'NEEDS_REVIEW' && Boolean(await aiReaderOf(deps, lead.campaignId));
+      const referredHash = reading.referral ? await suppression.addressHash(deps, reading.referral.email) : undefined;
+      const fields: Partial<InboundRecord> = {
+        snippet: snippetOf(reading.ownWords) || snippetOf(m.text),
+        replyStatus: status,
+        statusSource: 'rules',
+        referral: reading.referral,
+        followUpOn: reading.followUpOn,
+        read: false,
+        snoozedUntil: null,
+      };
       // Every reply is an event (a lead's second answer matters to a CRM as much as its first): it rides on the reply's own
-      // record, stored once per message, so a message read twice gives one.
-      const fresh = await record(deps, 'REPLY', mailbox, m, lead, {}, (id, r) =>
-        eventOps(deps, 'reply.received', { leadId: lead.id, campaignId: lead.campaignId, mailboxId, fromEmail: r.fromEmail, subject: r.subject, snippet: r.snippet, receivedAt: r.receivedAt }, `INBOUND#${id}`),
-      );
+      // record, stored once per message, so a message read twice gives one; so do the referral's pointer and the AI's request.
+      const fresh = await record(deps, 'REPLY', mailbox, m, lead, fields, async (id, r) => [
+        ...(await eventOps(deps, 'reply.received', { replyId: id, status, leadId: lead.id, campaignId: lead.campaignId, mailboxId, fromEmail: r.fromEmail, subject: r.subject, snippet: r.snippet, receivedAt: r.receivedAt }, `INBOUND#${id}`)),
+        ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
+        ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
+      ]);
       const moved = await facts.replied(deps, lead, m.receivedAt);
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
+      // A removal request acts at once, as the unsubscribe button does; read again, it acts again (safe), unless a person has since said otherwise.
+      if (status === 'UNSUBSCRIBE' && (fresh || (await stillRemoval(deps, mailbox, m, lead)))) await removalRequested(deps, { leadId: lead.id, fromEmail: m.from ?? '', erased: false });
       return 'REPLY';
     }
     default:
       return 'IGNORED';
   }
+}
+
+/**
+ * What the reply means, from its own words (reading/): written when its Date header says (else when it
+ * arrived; a Date far from the arrival is a wrong clock, not a time), and never referring anyone to our
+ * own mailbox or, when a colleague wrote, to the lead.
+ */
+function readingOf(m: InboundMessage, mailbox: Mailbox, lead: Lead): ReplyReading {
+  const dated = Date.parse(m.headers['date'] ?? '');
+  const plausible = Number.isFinite(dated) && dated <= m.receivedAt + 86_400_000 && dated >= m.receivedAt - 30 * 86_400_000;
+  return readReply({
+    text: m.bodyText ?? m.text,
+    ...(m.from ? { fromEmail: m.from } : {}),
+    ...(m.fromName ? { fromName: m.fromName } : {}),
+    writtenAt: plausible ? dated : m.receivedAt,
+    ownAddresses: [mailbox.email.toLowerCase(), lead.email.toLowerCase()],
+  });
+}
+
+/** A reply read before: its stored status is still the rules' UNSUBSCRIBE (a person's change is never undone). */
+async function stillRemoval(deps: D, mailbox: Mailbox, m: InboundMessage, lead: Lead): Promise<boolean> {
+  const row = await deps.store.get(inboundKey(recordId(mailbox.id, m, lead.id)));
+  return row?.replyStatus === 'UNSUBSCRIBE' && row.statusSource === 'rules';
 }
 
 /** The first MAX_REPORT_RECIPIENTS recipients of a report; the rest are logged, never applied. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Item } from '../ports/store.ts';
 import { inboundKey, leadInboundIndex, replyIndexes, senderInboundIndex } from './keys.ts';
 import type { ReplyView } from './reply.view.ts';
+import { Referral, ReplyStatus, StatusSource } from './reply-status.ts';
 
 /**
  * What an inbound message turned out to be (docs/inbound.md):
@@ -35,6 +36,19 @@ export const InboundRecord = z.object({
   confirmed: z.boolean().optional(),
   /** An out-of-office reply's return day (YYYY-MM-DD), when it names one. */
   returnDate: z.string().optional(),
+  /**
+   * A reply's meaning (REPLY only; docs/inbound.md, Reply statuses). Stored as `replyStatus` because `status`
+   * is a bounce's code; a reply recorded before statuses existed reads as NEEDS_REVIEW by the rules.
+   */
+  replyStatus: ReplyStatus.optional(),
+  statusSource: StatusSource.optional(),
+  /** Bumped by every change of replyStatus after the first: each change's reply.status_changed event is keyed by it. */
+  statusVersion: z.number().optional(),
+  referral: Referral.nullable().optional(),
+  followUpOn: z.string().nullable().optional(),
+  read: z.boolean().optional(),
+  /** ISO 8601 (engine time): until then the reply is left out of unread=true. */
+  snoozedUntil: z.string().nullable().optional(),
   erased: z.boolean().optional(),
   /** The keyed hash of fromEmail (the suppression list's), for erasure by address; absent on records older than 1.10 and once erased. */
   fromHash: z.string().optional(),
@@ -64,6 +78,12 @@ export const toReply = (r: InboundRecord): ReplyView => ({
   subject: r.subject,
   snippet: r.snippet,
   receivedAt: r.receivedAt,
+  status: r.replyStatus ?? 'NEEDS_REVIEW',
+  statusSource: r.statusSource ?? 'rules',
+  referral: r.referral ?? null,
+  followUpOn: r.followUpOn ?? null,
+  read: r.read ?? false,
+  snoozedUntil: r.snoozedUntil ?? null,
 });
 
 /** A mailbox's INBOX reading state (one item beside the mailbox). Times: engine ms for the schedule, wall ms for the lease. */

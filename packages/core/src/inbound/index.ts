@@ -6,7 +6,6 @@
  * leads it is about (apply.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
@@ -15,13 +14,10 @@ import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
 import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { isReservedHost } from '../mailbox/signin.ts';
 import { InboxReadError } from '../ports/mail-reader.ts';
-import type { Query } from '../ports/store.ts';
-import { timeKey } from '../sending/keys.ts';
-import { parse } from '../validate.ts';
 import { applyMessages, type Outcome } from './apply.ts';
-import { inboundFromItem, inboxStateFromItem, toReply, type InboxState } from './entity.ts';
+import { inboxStateFromItem, type InboxState } from './entity.ts';
 import { filingUnknown, findOutSentFiling } from './sent-filing.ts';
-import { allReplies, inboxStateKey, repliesOfCampaign } from './keys.ts';
+import { inboxStateKey } from './keys.ts';
 import { setMailboxError } from '../mailbox/error-state.ts';
 
 /** Each mailbox is read every 5 minutes of engine time (TIME_SCALE applies; docs/inbound.md) ... */
@@ -206,19 +202,4 @@ async function failed(deps: D, mailbox: Mailbox, state: InboxState, leaseId: str
   }
 }
 
-/** GET /v1/replies's query. */
-export const ListQuery = z.strictObject({
-  campaignId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
-  since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, like 2026-03-01T00:00:00Z' }).optional(),
-  limit: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be from 1 to 200' }).max(200, { error: 'must be from 1 to 200' }).default(50),
-  cursor: z.string().max(2000).optional(),
-});
-
-/** GET /v1/replies: replies newest first (by arrival), of one campaign or all, from `since` on. */
-export async function listReplies(deps: Pick<Deps, 'store'>, query: unknown) {
-  const q = parse(ListQuery, query);
-  const request: Query = { ...(q.campaignId ? repliesOfCampaign(q.campaignId) : allReplies()), limit: q.limit, cursor: q.cursor, reverse: true };
-  if (q.since) request.skBetween = [timeKey(Date.parse(q.since)), '~'];
-  const page = await deps.store.query(request);
-  return { replies: page.items.map((item) => toReply(inboundFromItem(item))), nextCursor: page.cursor ?? null };
-}
+export { ListQuery, listReplies, updateReply, UpdateReply } from './replies.ts';

@@ -42,3 +42,15 @@ export const inboundOfLead = (leadId: string): IndexQuery => ({ index: 'gsi3', p
 export const inboundOfSender = (addressHash: string): IndexQuery => ({ index: 'gsi4', pk: inboundFrom(addressHash) });
 /** The index attributes an erased record loses (it no longer names its sender). */
 export const withoutSenderIndex = () => ['gsi4pk', 'gsi4sk'];
+
+/**
+ * Replies the rules could not read, waiting for the customer's AI (docs/inbound.md, Reply statuses): one
+ * partition, read by the poller's schedule, a few items a day; an item holds the words the AI is shown and
+ * goes once the AI answered (or could not).
+ */
+export const AI_READS = 'REPLYREADS';
+export const aiReadKey = (replyId: string): Key => ({ pk: AI_READS, sk: replyId });
+
+/** Where a reply's referral names an address (by its keyed hash, as the suppression list keeps it), so erasing that address reaches the reply. */
+export const referralKey = (addressHash: string, replyId: string): Key => ({ pk: `REFERRAL#${addressHash}`, sk: `INBOUND#${replyId}` });
+export const referralsOf = (addressHash: string) => `REFERRAL#${addressHash}`;

@@ -1,5 +1,6 @@
 /** A reply as GET /v1/replies shows it (toReply, in inbound/inbound.schema.ts). */
 import { z } from 'zod';
+import { Referral, ReplyStatus, StatusSource } from './reply-status.ts';
 
 export const ReplyView = z.object({
   id: z.string(),
@@ -10,6 +11,12 @@ export const ReplyView = z.object({
   subject: z.string(),
   snippet: z.string(),
   receivedAt: z.iso.datetime(),
+  status: ReplyStatus.describe('What the reply means: read by the rules (or the AI) from its own words, or set by a person'),
+  statusSource: StatusSource.describe('Who gave the status; a person’s is never changed by the rules or the AI'),
+  referral: Referral.nullable().describe('Someone else’s address the reply gives ("talk to jana@acme.com"), whatever the status'),
+  followUpOn: z.iso.date().nullable().describe('NOT_NOW: the day the reply names or clearly implies (YYYY-MM-DD)'),
+  read: z.boolean(),
+  snoozedUntil: z.iso.datetime().nullable().describe('Left out of unread=true until then (engine time)'),
 });
 export type ReplyView = z.infer<typeof ReplyView>;
 

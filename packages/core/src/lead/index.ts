@@ -23,6 +23,7 @@ import { planNewLead } from '../sending/first-emails.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
 import { eraseLeadEvents, eraseReplySender } from '../webhooks/events.ts';
+import { eraseReferralsTo, forgetReplyParts } from '../inbound/erase.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -267,6 +268,8 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     erased++;
   }
   await eraseInboundFrom(deps, email);
+  // A referral naming the address, in anyone's reply ("talk to jana@…").
+  await eraseReferralsTo(deps, email);
   return { erased };
 }
 
@@ -278,7 +281,7 @@ async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promis
 }
 
 /** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
-async function eraseInbound(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
+async function eraseInbound(deps: Pick<Deps, 'store' | 'keys'>, leadId: string): Promise<void> {
   for (const item of await queryAll(deps.store, inboundOfLead(leadId))) await blankInbound(deps, item, leadId);
 }
 
@@ -292,8 +295,11 @@ async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: strin
   }
 }
 
-const blankInbound = (deps: Pick<Deps, 'store'>, item: Item, leadId: string) =>
-  deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', erased: true }, remove: ['returnDate', 'fromHash', ...withoutSenderIndex()] });
+async function blankInbound(deps: Pick<Deps, 'store' | 'keys'>, item: Item, leadId: string): Promise<void> {
+  // The referral's pointer and the AI's waiting words first: the record still names them if this stops halfway.
+  await forgetReplyParts(deps, item);
+  await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', referral: null, erased: true }, remove: ['returnDate', 'fromHash', ...withoutSenderIndex()] });
+}
 
 /** Hard delete of one row; the campaign's counters follow. The address's hash stays, so a link already sent can still unsubscribe it. */
 export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, id: string): Promise<void> {
@@ -321,5 +327,8 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   }
   await forgetSubjects(deps, id);
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
-  for (const item of await queryAll(deps.store, inboundOfLead(id))) await deps.store.delete({ pk: item.pk, sk: item.sk });
+  for (const item of await queryAll(deps.store, inboundOfLead(id))) {
+    await forgetReplyParts(deps, item);
+    await deps.store.delete({ pk: item.pk, sk: item.sk });
+  }
 }

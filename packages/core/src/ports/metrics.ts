@@ -21,6 +21,8 @@ export type MetricName =
   | 'InboundSkipped'
   /** A reply read from a mailbox that stopped a lead's sequence. */
   | 'Replies'
+  /** A reply the rules could not read whose AI reading failed (timeout, refusal, provider error): it stays NEEDS_REVIEW. */
+  | 'ReplyAiFailures'
   /** A campaign/mailbox pair the bounce breaker stopped. */
   | 'BreakerTrips'
   /** Leads stored by a finished import. */

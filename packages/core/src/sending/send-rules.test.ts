@@ -301,7 +301,7 @@ describe('the cost and bounds of a send, in memory', () => {
 
   it('keeps AI copy with the job: a retry after a lost slot does not call the provider again', async () => {
     let calls = 0;
-    const deps = unitDeps({ ai: { write: async () => `Written for you, call ${++calls}.` } });
+    const deps = unitDeps({ ai: { write: async () => `Written for you, call ${++calls}.`, choose: async () => { throw new Error('not asked here'); } } });
     await aiKeys.put(deps, 'openai', { apiKey: 'sk-test-1234567890' });
     const { ids, box, campaignId } = await launched(deps, ['a@client.com']);
     await campaigns.update(deps, campaignId, { aiProvider: 'OPENAI' });

@@ -117,7 +117,7 @@ export function unitDeps(overrides: Partial<Deps> = {}): UnitDeps {
     signIn: { smtp: async () => ({ ok: true }), imap: async () => ({ ok: true }) },
     mailer: new RecordingMailer(),
     mailReader: { readInbox: unused('mail reader'), sentContains: unused('mail reader'), spamFolder: unused('mail reader'), placementOf: unused('mail reader') },
-    ai: { write: unused('AI writer') },
+    ai: { write: unused('AI writer'), choose: unused('AI writer') },
     oauth: { exchangeCode: unused('OAuth client'), refresh: unused('OAuth client'), profile: unused('OAuth client') },
     queue: { enqueue: async (messages) => void queued.push(...messages) },
     webhookQueue: { enqueue: async () => {} },

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './webhooks.schema.ts';
+import { ReplyStatus, StatusSource } from '../inbound/reply-status.ts';
 
 const EventName = z.enum(EVENT_TYPES);
 
@@ -37,8 +38,10 @@ export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> 
     data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), step: z.int(), messageId: z.string(), sentAt: time }),
   },
   'reply.received': {
-    when: 'A lead replied (not an out-of-office answer)',
+    when: 'A lead replied (not an out-of-office answer): every reply message, with the status the rules read from it',
     data: z.object({
+      replyId: z.string().optional().describe('The reply’s id in GET /v1/replies and PATCH /v1/replies/{id} (absent on events made before 1.10)'),
+      status: ReplyStatus.optional().describe('The status the rules read when the reply was recorded (NEEDS_REVIEW when they could not tell); later changes come as reply.status_changed'),
       leadId: z.string(),
       campaignId: z.string(),
       mailboxId: z.string(),
@@ -58,6 +61,17 @@ export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> 
   'campaign.paused': {
     when: 'A campaign stopped sending: paused by hand, by the bounce breaker, or with the whole queue',
     data: z.object({ campaignId: z.string(), reason: z.enum(['manual', 'breaker', 'queue']) }),
+  },
+  'reply.status_changed': {
+    when: 'A reply’s status changed after it was recorded: the customer’s AI read it, or a person set it',
+    data: z.object({
+      replyId: z.string(),
+      leadId: z.string(),
+      campaignId: z.string(),
+      status: ReplyStatus,
+      previousStatus: ReplyStatus,
+      source: StatusSource.exclude(['rules']),
+    }),
   },
   'mailbox.error': { when: 'A mailbox could not be used and was set to ERROR', data: z.object({ mailboxId: z.string(), email: z.string(), error: z.string() }) },
 };
