@@ -110,7 +110,7 @@ async function readOne(deps: D, item: Item): Promise<'changed' | 'unchanged'> {
 }
 
 /**
- * Asks the AI about the replies waiting for it, oldest first, until `budgetMs` of wall time is spent
+ * Asks the AI about the replies waiting for it, up to 20 a tick, until `budgetMs` of wall time is spent
  * (what is left waits for the next tick). Called by the mailbox poller's schedule after the reading.
  */
 export async function readWaitingReplies(deps: D, opts: { budgetMs?: number } = {}): Promise<{ asked: number; changed: number }> {
