@@ -12,6 +12,7 @@ import { campaign, domainWithAddress, eventually } from '../helpers/fixtures.ts'
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.ts';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
+import { startAiStub, type AiStub } from '../helpers/ai-stub.ts';
 import * as inbound from '../fixtures/inbound.ts';
 
 const PASS = 'rep-password';
@@ -21,54 +22,67 @@ let dovecot: TestDovecot;
 let smtp: TestSmtpServer;
 let engine: TestEngine;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let ai: AiStub;
+let hookSecret: string;
 const smtpUsers: Record<string, string> = {};
 
 beforeAll(async () => {
   dovecot = await startDovecot({});
   smtp = await startSmtpServer({ users: smtpUsers });
   receiver = await startReceiver();
-  // A mailbox is read about every second of wall time; the follow-up waits a day (8.6 s), past the end of the test.
-  engine = await startTestEngine({ realTime: true, timeScale: 10_000 });
+  ai = await startAiStub();
+  // The stub writes first emails in plain words, and sorts a framed reply as INTERESTED.
+  ai.setReply((prompt) => (prompt.startsWith('<reply>') ? 'INTERESTED' : 'Hello from the stub, a short note about your team.'));
+  // A mailbox is read about every second of wall time; the follow-up waits 30 days, past the end of the test.
+  engine = await startTestEngine({ realTime: true, timeScale: 10_000, openaiBaseUrl: ai.openaiBaseUrl, anthropicBaseUrl: ai.anthropicBaseUrl });
   await engine.api.login();
+  const made = await engine.api.request('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['reply.received', 'reply.status_changed', 'lead.unsubscribed'] });
+  expect(made.status).toBe(201);
+  hookSecret = made.body.secret;
 });
 afterAll(async () => {
   await engine?.stop();
   await smtp?.stop();
   await dovecot?.stop();
   await receiver?.stop();
+  await ai?.stop();
 });
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** A mailbox on the test SMTP server and Dovecot, a campaign from it launched to `people`, and each first email as received. */
+async function mailedCampaign(domainName: string, people: string[], extra: Record<string, unknown> = {}) {
+  const api = engine.api;
+  const domain = await domainWithAddress(api, domainName);
+  const email = `rita@${domainName}`;
+  await dovecot.addUser(email, PASS);
+  smtpUsers[email] = PASS;
+  const box = await api.request('POST', '/v1/mailboxes', {
+    email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Rita Rep',
+    smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+  });
+  expect(box.status, JSON.stringify(box.body)).toBe(201);
+  const c = await campaign(api, { mailboxIds: [box.body.id], steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }], ...extra });
+  const ids: Record<string, string> = {};
+  for (const address of people) ids[address] = (await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0], company: 'Co' })).body.id;
+  const launched = await api.request('POST', `/v1/campaigns/${c.id}/launch`);
+  expect(launched.status, JSON.stringify(launched.body)).toBe(200);
+  const first: Record<string, ReceivedMessage> = {};
+  for (const address of people) first[address] = await eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === address), 20_000, `the first email to ${address}`);
+  return { box, c, ids, first, email };
+}
+
+/** The lead's answer in its thread, as Gmail writes it: the email it answers quoted below, footer and all. */
+const answerIn = (mailbox: string, to: ReceivedMessage, from: string, body: string, date = new Date()) =>
+  dovecot.deliver(mailbox, inbound.reply({ mailbox, from, subject: `Re: ${to.subject}`, body, date, inReplyTo: to.messageId, references: [to.messageId!], original: to.text }));
+
 describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
   it('replies threaded under real first emails get their statuses; a removal request suppresses; a person’s PATCH sends reply.status_changed', async () => {
     const api = engine.api;
-    const hook = await api.request('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['reply.received', 'reply.status_changed', 'lead.unsubscribed'] });
-    expect(hook.status).toBe(201);
-    const domain = await domainWithAddress(api, 'statusco.com');
-    const email = 'rita@statusco.com';
-    await dovecot.addUser(email, PASS);
-    smtpUsers[email] = PASS;
-    const box = await api.request('POST', '/v1/mailboxes', {
-      email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Rita Rep',
-      smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
-    });
-    expect(box.status, JSON.stringify(box.body)).toBe(201);
-    const c = await campaign(api, { mailboxIds: [box.body.id], steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }] });
-    const people = ['ann@client.com', 'bernd@kunde.de', 'cleo@client.com', 'dev@client.com'];
-    const ids: Record<string, string> = {};
-    for (const address of people) ids[address] = (await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0], company: 'Co' })).body.id;
-    expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
-    const first: Record<string, ReceivedMessage> = {};
-    for (const address of people) first[address] = await eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === address), 20_000, `the first email to ${address}`);
+    const { box, c, ids, first, email } = await mailedCampaign('statusco.com', ['ann@client.com', 'bernd@kunde.de', 'cleo@client.com', 'dev@client.com']);
     expect(first['ann@client.com']!.text).toMatch(/unsubscribe/i);
-
     const written = new Date();
-    const answer = (from: string, body: string) =>
-      dovecot.deliver(email, inbound.reply({
-        mailbox: email, from, subject: `Re: ${first[from]!.subject}`, body, date: written,
-        inReplyTo: first[from]!.messageId, references: [first[from]!.messageId!], original: first[from]!.text,
-      }));
+    const answer = (from: string, body: string) => answerIn(email, first[from]!, from, body, written);
     // Each quotes the email it answers, with its footer and "Unsubscribe" link: the quote never decides.
     await answer('ann@client.com', 'This looks relevant for us. Could we set up a call on Thursday afternoon?');
     await answer('bernd@kunde.de', 'Bitte entfernen Sie mich aus Ihrem Verteiler und kontaktieren Sie mich nicht mehr.');
@@ -109,7 +123,7 @@ describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
     expect((await api.request('PATCH', '/v1/replies/unknown', { read: true })).status).toBe(404);
 
     const events = await eventually(async () => {
-      const got = receiver.received.map((r) => new Verifier(hook.body.secret).verify(r.body, r.headers) as Event);
+      const got = receiver.received.map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event);
       const unique = [...new Map(got.map((e) => [e.id, e])).values()];
       return unique.filter((e) => e.type === 'reply.received').length === 4 && unique.some((e) => e.type === 'reply.status_changed') && unique.some((e) => e.type === 'lead.unsubscribed') ? unique : undefined;
     }, 30_000, 'reply.received ×4, lead.unsubscribed and reply.status_changed at the receiver');
@@ -121,5 +135,30 @@ describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
       replyId: of('ann@client.com').id, leadId: ids['ann@client.com'], campaignId: c.id, status: 'MEETING_BOOKED', previousStatus: 'INTERESTED', source: 'person',
     });
     expect(events.find((e) => e.type === 'lead.unsubscribed')!.data).toMatchObject({ leadId: ids['bernd@kunde.de'], email: 'bernd@kunde.de' });
+  });
+
+  it('the customer’s AI reads what the rules could not, once, and says so with reply.status_changed (source ai); without a provider nothing is sent to it', async () => {
+    const api = engine.api;
+    expect((await api.request('PUT', '/v1/ai-keys/openai', { apiKey: 'sk-test-1234567890abcdef' })).status).toBe(204);
+    const withAi = await mailedCampaign('aico.com', ['hana@client.com'], { aiProvider: 'OPENAI' });
+    const without = await mailedCampaign('plainai.com', ['ivo@client.com']);
+    const asked = () => ai.requests.filter((r) => JSON.stringify(r.body).includes('<reply>'));
+    await answerIn(withAi.email, withAi.first['hana@client.com']!, 'hana@client.com', 'Hmm.');
+    await answerIn(without.email, without.first['ivo@client.com']!, 'ivo@client.com', 'Hmm.');
+    const hana = await eventually(async () => {
+      const [r] = (await api.request('GET', `/v1/replies?campaignId=${withAi.c.id}`)).body.replies;
+      return r?.statusSource === 'ai' ? r : undefined;
+    }, 30_000, 'the AI’s status on Hana’s reply');
+    expect(hana).toMatchObject({ status: 'INTERESTED', statusSource: 'ai' });
+    const ivo = await eventually(async () => (await api.request('GET', `/v1/replies?campaignId=${without.c.id}`)).body.replies[0], 30_000, 'Ivo’s reply');
+    expect(ivo).toMatchObject({ status: 'NEEDS_REVIEW', statusSource: 'rules' });
+    expect(asked()).toHaveLength(1);
+    expect(JSON.stringify(asked()[0]!.body)).toContain('Hmm.');
+    expect(JSON.stringify(asked()[0]!.body)).not.toContain('ivo@client.com');
+    const changed = await eventually(async () => {
+      const got = receiver.received.map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event).filter((e) => e.type === 'reply.status_changed' && e.data.replyId === hana.id);
+      return got[0];
+    }, 30_000, 'reply.status_changed for the AI’s status');
+    expect(changed.data).toMatchObject({ status: 'INTERESTED', previousStatus: 'NEEDS_REVIEW', source: 'ai' });
   });
 });

@@ -110,6 +110,12 @@ export async function startAiStub(): Promise<AiStub> {
       }
       const model = typeof body?.model === 'string' ? body.model : 'stub-model';
       const text = reply(lastUserText(body?.messages));
+      // A structured answer when one is asked for: OpenAI's json_schema response format, Anthropic's forced tool call.
+      if (api === 'openai' && body?.response_format?.type === 'json_schema' && mode === 'ok') return send(200, openaiAnswer(mode, model, JSON.stringify({ choice: text })));
+      const tool = body?.tool_choice?.type === 'tool' ? String(body.tool_choice.name) : undefined;
+      if (api === 'anthropic' && tool && mode === 'ok') {
+        return send(200, { ...anthropicAnswer(mode, model, ''), content: [{ type: 'tool_use', id: 'toolu_stub', name: tool, input: { choice: text } }], stop_reason: 'tool_use' });
+      }
       send(200, api === 'openai' ? openaiAnswer(mode, model, text) : anthropicAnswer(mode, model, text));
     });
   });

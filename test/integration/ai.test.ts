@@ -123,3 +123,28 @@ describe('aiWriter requests', () => {
     expect(stub.requests).toHaveLength(0);
   });
 });
+
+describe.each(['OPENAI', 'ANTHROPIC'] as const)('aiWriter.choose with the %s SDK against the stub', (provider) => {
+  const ask = (choices = ['INTERESTED', 'NOT_INTERESTED', 'NEEDS_REVIEW']) =>
+    writer({ maxRetries: 0 }).choose({ provider, apiKey: KEY, system: 'Sort the reply.', prompt: '<reply>\nYes, call me.\n</reply>', choices });
+
+  it('holds the model to the choices with the provider’s structured output, and answers the choice', async () => {
+    stub.setReply(() => 'INTERESTED');
+    expect(await ask()).toBe('INTERESTED');
+    const [req] = stub.requests;
+    const schema = provider === 'OPENAI' ? req!.body.response_format.json_schema.schema : req!.body.tools[0].input_schema;
+    expect(schema.properties.choice.enum).toEqual(['INTERESTED', 'NOT_INTERESTED', 'NEEDS_REVIEW']);
+    if (provider === 'OPENAI') expect(req!.body.response_format.json_schema.strict).toBe(true);
+    else expect(req!.body.tool_choice).toEqual({ type: 'tool', name: req!.body.tools[0].name });
+    expect(JSON.stringify(req!.body)).not.toContain(KEY);
+  });
+
+  it('passes on what the model answered (the caller checks it), and fails plainly on a provider error or a refusal', async () => {
+    stub.setReply(() => 'MAYBE');
+    expect(await ask()).toBe('MAYBE');
+    stub.setMode('error500');
+    expect((await failure(ask())).message).toMatch(/500/);
+    stub.setMode('refusal');
+    expect((await failure(ask())).message).toMatch(/refused|no choice/);
+  });
+});
