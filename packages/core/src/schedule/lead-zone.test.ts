@@ -43,6 +43,27 @@ describe('leadZone', () => {
     expect(zoneOf({ country: 'MX', state: 'Quintana Roo' }).timezone).toBe('America/Cancun');
     expect(zoneOf({ country: 'Indonesia', region: 'Bali' }).timezone).toBe('Asia/Makassar');
     expect(zoneOf({ country: 'ID', region: 'Papua' }).timezone).toBe('Asia/Jayapura');
+    expect(zoneOf({ country: 'MX', state: 'Chihuahua' }).timezone).toBe('America/Chihuahua');
+    expect(zoneOf({ country: 'MX', region: 'Ciudad Juárez' }).timezone).toBe('America/Ciudad_Juarez');
+    expect(zoneOf({ country: 'United States', region: 'Puerto Rico' }).timezone).toBe('America/Puerto_Rico');
+    expect(zoneOf({ country: 'US', state: 'GU' }).timezone).toBe('Pacific/Guam');
+  });
+
+  it('gives a country of several zones its main one when most of its people keep it, and its other regions their own', () => {
+    expect(zoneOf({ country: 'CN' })).toEqual({ timezone: 'Asia/Shanghai', timezoneSource: 'country' });
+    expect(zoneOf({ country: 'China', region: 'Xinjiang' }).timezone).toBe('Asia/Shanghai');
+    expect(zoneOf({ country: 'ES' }).timezone).toBe('Europe/Madrid');
+    expect(zoneOf({ country: 'Spain', region: 'Canary Islands' }).timezone).toBe('Atlantic/Canary');
+    expect(zoneOf({ country: 'ES', region: 'ES-TF' }).timezone).toBe('Atlantic/Canary');
+    expect(zoneOf({ country: 'PT' }).timezone).toBe('Europe/Lisbon');
+    expect(zoneOf({ country: 'Portugal', region: 'Açores' }).timezone).toBe('Atlantic/Azores');
+    expect(zoneOf({ country: 'NZ' }).timezone).toBe('Pacific/Auckland');
+    expect(zoneOf({ country: 'New Zealand', region: 'Chatham Islands' }).timezone).toBe('Pacific/Chatham');
+    expect(zoneOf({ country: 'Chile' }).timezone).toBe('America/Santiago');
+    expect(zoneOf({ country: 'CL', region: 'Magallanes' }).timezone).toBe('America/Punta_Arenas');
+    expect(zoneOf({ country: 'EC', region: 'Galápagos' }).timezone).toBe('Pacific/Galapagos');
+    // Spread over their zones: still the region, else the campaign's.
+    for (const country of ['US', 'CA', 'AU', 'BR', 'RU', 'MX', 'ID']) expect(zoneOf({ country }).timezoneSource, country).toBe('campaign');
   });
 
   it("falls back to the campaign's zone for an unknown country or region, or no fields", () => {
@@ -50,7 +71,6 @@ describe('leadZone', () => {
     expect(zoneOf({ country: 'US', state: 'Gondor' }).timezoneSource).toBe('campaign');
     // A region code of another country is no answer: NSW is Australian.
     expect(zoneOf({ country: 'US', state: 'AU-NSW' }).timezoneSource).toBe('campaign');
-    expect(zoneOf({ country: 'New Zealand' }).timezoneSource).toBe('campaign'); // Chatham keeps its own time
     expect(zoneOf({})).toEqual({ timezone: 'Europe/London', timezoneSource: 'campaign' });
     expect(leadZone(undefined, schedule).timezoneSource).toBe('campaign');
     expect(zoneOf({ country: 42, timezone: '' })).toEqual({ timezone: 'Europe/London', timezoneSource: 'campaign' });
@@ -79,13 +99,15 @@ describe('the region table', () => {
   it('covers every state, province or subject of the listed countries', () => {
     const counts = Object.fromEntries(Object.entries(REGION_ZONES).map(([c, zones]) => [c, Object.values(zones).flatMap((l) => l.split(';')).length]));
     // 50 states and DC; 10 provinces and 3 territories; 6 states and 2 territories; 26 states and the Federal District;
-    // 31 states and Mexico City; 38 provinces; 83 federal subjects.
-    expect(counts).toEqual({ US: 51, CA: 13, AU: 8, BR: 27, MX: 32, ID: 38, RU: 83 });
+    // 31 states and Mexico City; 38 provinces; 83 federal subjects. The US also lists its five inhabited territories and Mexico
+    // the border city of Ciudad Juárez; countries with a main zone list only the regions that keep another time.
+    expect(counts).toEqual({ US: 56, CA: 13, AU: 8, BR: 27, MX: 33, ID: 38, RU: 83, ES: 3, PT: 2, NZ: 1, CL: 2, EC: 1 });
   });
 
   it('names only zones Intl knows, each one that countries-and-timezones gives the country, and no key twice', () => {
     for (const [country, zones] of Object.entries(REGION_ZONES)) {
-      const known = ct.getCountry(country)!.timezones;
+      // A US territory has a country code (and a zone) of its own.
+      const known = [...ct.getCountry(country)!.timezones, ...(country === 'US' ? ['PR', 'VI', 'GU', 'MP', 'AS'].flatMap((t) => ct.getCountry(t)!.timezones) : [])];
       for (const zone of Object.keys(zones)) {
         expect(ianaZone(zone), zone).toBe(zone);
         expect(known, `${country} ${zone}`).toContain(zone);

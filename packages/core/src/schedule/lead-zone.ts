@@ -2,7 +2,7 @@ import ct from 'countries-and-timezones';
 import countries from 'i18n-iso-countries/index.js';
 import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import { ianaZone } from './schedule.schema.ts';
-import { REGION_ZONES } from './regions.ts';
+import { MAIN_ZONES, REGION_ZONES } from './regions.ts';
 
 // English only: the package's Node entry would load all of its ~80 languages at start-up.
 countries.registerLocale(en);
@@ -99,7 +99,8 @@ function regionZone(code: string, region: string): string | null {
 /**
  * A lead's zone for a schedule: its own `timezone` field when that is an IANA
  * zone; else its country's, when the country keeps one time or its `region`
- * (or `state`) names a region of it; else the campaign's.
+ * (or `state`) names a region of it, or the country's main zone when most of
+ * its people keep one (MAIN_ZONES); else the campaign's.
  */
 export function leadZone(customFields: Record<string, unknown> | null | undefined, schedule: { timezone: string; useLeadTimezone?: boolean }): LeadZone {
   const campaign: LeadZone = { timezone: schedule.timezone, timezoneSource: 'campaign' };
@@ -113,6 +114,6 @@ export function leadZone(customFields: Record<string, unknown> | null | undefine
   const single = countryZone(code);
   if (single) return { timezone: single, timezoneSource: 'country' };
   const region = field(customFields, 'region') ?? field(customFields, 'state');
-  const zone = region ? regionZone(code, region) : null;
+  const zone = (region ? regionZone(code, region) : null) ?? (MAIN_ZONES[code] ? ianaZone(MAIN_ZONES[code]) : null);
   return zone ? { timezone: zone, timezoneSource: 'country' } : campaign;
 }

@@ -29,7 +29,18 @@ export const REGION_ZONES: Record<string, Record<string, string>> = {
     'America/Los_Angeles': 'CA California; NV Nevada; OR Oregon; WA Washington, Washington State',
     'America/Anchorage': 'AK Alaska',
     'Pacific/Honolulu': 'HI Hawaii',
+    // The territories, for a lead whose country says United States (their own country codes have one zone each).
+    // The Virgin Islands keep Puerto Rico's time, the Northern Marianas Guam's (the IANA database makes them links).
+    'America/Puerto_Rico': 'PR Puerto Rico; VI U.S. Virgin Islands, US Virgin Islands, United States Virgin Islands',
+    'Pacific/Guam': 'GU Guam; MP Northern Mariana Islands',
+    'Pacific/Pago_Pago': 'AS American Samoa',
   },
+  // Countries most of whose people keep one zone (MAIN_ZONES) list only the regions that keep another.
+  ES: { 'Atlantic/Canary': 'CN Canarias, Canary Islands, Islas Canarias; GC Las Palmas; TF Santa Cruz de Tenerife' },
+  PT: { 'Atlantic/Azores': '20 Azores, Açores, Região Autónoma dos Açores', 'Atlantic/Madeira': '30 Madeira, Região Autónoma da Madeira' },
+  NZ: { 'Pacific/Chatham': 'CIT Chatham Islands, Chatham, Chatham Islands Territory' },
+  CL: { 'America/Punta_Arenas': 'MA Magallanes, Magallanes y de la Antártica Chilena, Magallanes and Chilean Antarctica', 'Pacific/Easter': 'IPC Isla de Pascua, Easter Island, Rapa Nui' },
+  EC: { 'Pacific/Galapagos': 'W Galápagos, Galapagos, Galapagos Islands' },
   CA: {
     'America/St_Johns': 'NL Newfoundland and Labrador, Newfoundland',
     'America/Halifax': 'NS Nova Scotia; PE Prince Edward Island',
@@ -74,6 +85,8 @@ export const REGION_ZONES: Record<string, Record<string, string>> = {
     'America/Merida': 'YUC Yucatán; CAM Campeche',
     'America/Cancun': 'ROO Quintana Roo',
     'America/Chihuahua': 'CHH Chihuahua',
+    // The border city keeps US Mountain time since 2022, apart from the rest of its state.
+    'America/Ciudad_Juarez': 'JUA Ciudad Juárez, Juárez',
     'America/Mazatlan': 'SIN Sinaloa; BCS Baja California Sur; NAY Nayarit',
     'America/Hermosillo': 'SON Sonora',
     'America/Tijuana': 'BCN Baja California',
@@ -114,4 +127,19 @@ export const REGION_ZONES: Record<string, Record<string, string>> = {
     'Asia/Kamchatka': 'KAM Kamchatka',
     'Asia/Anadyr': 'CHU Chukotka',
   },
+};
+
+/**
+ * The zone of a country of several zones where most of its people live: a lead there is far likelier in it
+ * than in the campaign's (a Shanghai lead of a New York campaign would otherwise get mail at 3 a.m.). Not the
+ * United States, Canada, Australia, Brazil, Russia, Mexico or Indonesia, whose people are spread over their
+ * zones: those need the region. The regions that keep another time are in REGION_ZONES and come first.
+ */
+export const MAIN_ZONES: Record<string, string> = {
+  CN: 'Asia/Shanghai',
+  ES: 'Europe/Madrid',
+  PT: 'Europe/Lisbon',
+  NZ: 'Pacific/Auckland',
+  CL: 'America/Santiago',
+  EC: 'America/Guayaquil',
 };
