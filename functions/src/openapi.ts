@@ -87,7 +87,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/leads': { summary: 'List leads', query: LeadListQuery, ok: [200, LeadPageView], errors: [422] },
   'POST /v1/leads': { summary: 'Add one lead (409 when suppressed or a duplicate)', body: LeadInput, ok: [201, LeadView], errors: [409, 422] },
   'POST /v1/leads/webhook': {
-    summary: 'Add a lead from outside (no token; application/json only; X-Outbound-Webhook-Token or X-Outbound-Signature when the campaign has a secret)',
+    summary: 'Add a lead from outside (no token; application/json only; X-Outbound-Webhook-Token, X-Outbound-Signature or a Standard Webhooks signature when the campaign has a secret)',
     body: LeadInput,
     ok: [200, z.object({ accepted: z.literal(true) })],
     errors: [401, 415, 422, 429],

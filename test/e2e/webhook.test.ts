@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { campaign } from '../helpers/fixtures.ts';
@@ -33,7 +34,7 @@ describe('the webhook secret', () => {
     expect(made.status).toBe(201);
     expect(await warned()).not.toContain('WEBHOOK_OPEN');
     const secret = made.body.webhookSecret as string;
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // Shown once: the campaign says it is secured, and never says the secret.
     const shown = await engine.api.request('GET', `/v1/campaigns/${c.id}`);
     expect(shown.body.webhookSecured).toBe(true);
@@ -66,7 +67,18 @@ describe('the webhook secret', () => {
     expect((await hook(replayed, { 'x-outbound-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${replayed}`).digest('hex')}` })).status).toBe(401);
     const byToken = JSON.stringify({ campaignId: c.id, email: 'token@hook.example' });
     expect((await hook(byToken, { 'x-outbound-webhook-token': secret })).status).toBe(200);
-    expect(await leadsOf(c.id)).toEqual(['open@hook.example', 'signed@hook.example', 'token@hook.example']);
+    // Standard Webhooks, signed by its own library with the same secret: taken; tampered, stale or half-sent: refused.
+    const standard = JSON.stringify({ campaignId: c.id, email: 'standard@hook.example' });
+    const signer = new StandardWebhook(secret);
+    const at = new Date(engine.wallClock.now());
+    const headers = (text: string, when = at, msgId = 'msg_1') => ({ 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(when.getTime() / 1000)), 'webhook-signature': signer.sign(msgId, when, text) });
+    expect((await hook(standard.replace('standard', 'evil'), headers(standard))).status).toBe(401);
+    expect((await hook(standard, headers(standard, new Date(at.getTime() - 301_000)))).status).toBe(401);
+    expect((await hook(standard, { ...headers(standard), 'webhook-id': 'msg_2' })).status).toBe(401);
+    const { 'webhook-timestamp': _, ...noTime } = headers(standard);
+    expect((await hook(standard, noTime)).status).toBe(401);
+    expect((await hook(standard, headers(standard))).status).toBe(200);
+    expect(await leadsOf(c.id)).toEqual(['open@hook.example', 'signed@hook.example', 'standard@hook.example', 'token@hook.example']);
 
     // Rotated: the old secret stops at once.
     const next = (await engine.api.request('POST', `/v1/campaigns/${c.id}/webhook-secret`)).body.webhookSecret;

@@ -11,10 +11,15 @@ import type { Campaign } from '../campaign/entity.ts';
  * public); with one, a request must carry the secret itself
  * (`X-Outbound-Webhook-Token`) or a signature of its timestamp and body under
  * the secret (`X-Outbound-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`,
- * taken within 5 minutes of its timestamp), or it is refused with 401.
+ * taken within 5 minutes of its timestamp), or a Standard Webhooks signature
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`, the
+ * scheme the engine's own outbound webhooks use, so the same libraries sign
+ * both ways), or it is refused with 401.
  */
 export const TOKEN_HEADER = 'x-outbound-webhook-token';
 export const SIGNATURE_HEADER = 'x-outbound-signature';
+/** Standard Webhooks' headers (standardwebhooks.com): the message id, its Unix time, and `v1,<base64 HMAC>` (several, space-separated, while a sender rotates). */
+export const STANDARD_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
 /** A webhook body larger than this is refused: a lead is at most 50 fields of 2,000 characters. */
 export const MAX_WEBHOOK_BODY_BYTES = 131_072;
 
@@ -27,7 +32,8 @@ const context = (campaignId: string) => ({ purpose: 'webhook-secret', campaign: 
 /** Makes (or replaces) the campaign's secret and answers it, the one time it is shown. */
 export async function rotateSecret(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, campaignId: string) {
   await mustExist(deps, campaignId);
-  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  // Standard base64 after whsec_, as Standard Webhooks' libraries decode it (secrets made before keep working: both alphabets are read).
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const sealedWebhookSecret = await sealSecret(deps.keys, secret, context(campaignId));
   await deps.store.update(campaignKey(campaignId), {
     set: { sealedWebhookSecret, webhookSecured: true, webhookSecretSetAt: new Date(deps.wallClock.now()).toISOString() },
@@ -66,7 +72,26 @@ function signatureParts(header: string): { t: number; v1: string[] } | undefined
   return { t: Number(t), v1 };
 }
 
-const HOW = `send the secret in the ${TOKEN_HEADER} header, or sign the request (${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">)`;
+const HOW = `send the secret in the ${TOKEN_HEADER} header, or sign the request (${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">, or Standard Webhooks' webhook-id, webhook-timestamp and webhook-signature)`;
+
+const fresh = (deps: Pick<Deps, 'wallClock'>, seconds: number) => Math.abs(deps.wallClock.now() - seconds * 1000) <= SIGNATURE_TOLERANCE_MS;
+const STALE = 'The signature\'s timestamp is more than 5 minutes away from now: sign each request when it is sent.';
+
+/**
+ * A Standard Webhooks signature: HMAC-SHA256 of `{id}.{timestamp}.{body}` keyed with the base64-decoded
+ * secret after `whsec_`, within 5 minutes of its timestamp. Throws 401 when it is present and wrong.
+ */
+function verifyStandard(deps: Pick<Deps, 'wallClock'>, secret: string, req: WebhookRequest, header: string): void {
+  const id = req.headers[STANDARD_HEADERS.id];
+  const timestamp = req.headers[STANDARD_HEADERS.timestamp];
+  if (!id || !timestamp || !/^\d{1,12}$/.test(timestamp)) throw new UnauthorizedError(`A Standard Webhooks signature needs the webhook-id and webhook-timestamp headers too: ${HOW}.`);
+  if (!fresh(deps, Number(timestamp))) throw new UnauthorizedError(STALE);
+  // Node's base64 reads the standard and the URL-safe alphabets alike.
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${req.rawBody}`).digest('base64');
+  const given = header.split(' ').filter((p) => p.startsWith('v1,')).map((p) => p.slice(3));
+  if (!given.some((v) => same(v, expected))) throw new UnauthorizedError(`The signature does not match: ${HOW}.`);
+}
 
 /** Throws 401 unless the request proves it knows the campaign's secret; campaigns without one take any request. */
 export async function verifyWebhook(deps: Pick<Deps, 'keys' | 'wallClock'>, campaign: Campaign, req: WebhookRequest): Promise<void> {
@@ -77,14 +102,14 @@ export async function verifyWebhook(deps: Pick<Deps, 'keys' | 'wallClock'>, camp
   const secret = await openSecretCached(deps.keys, campaign.sealedWebhookSecret, context(campaign.id));
   const token = req.headers[TOKEN_HEADER];
   if (token && same(token, secret)) return;
+  const standard = req.headers[STANDARD_HEADERS.signature];
+  if (standard) return verifyStandard(deps, secret, req, standard);
   const header = req.headers[SIGNATURE_HEADER];
   if (!header) throw new UnauthorizedError(`This campaign takes webhook leads only with its secret: ${HOW}.`);
   const signed = signatureParts(header);
   // The signature covers a timestamp, so a captured request is refused once it is old (a bare body HMAC could be sent again forever).
   if (!signed) throw new UnauthorizedError(`The signature is not in the form this engine checks: ${HOW}.`);
-  if (Math.abs(deps.wallClock.now() - signed.t * 1000) > SIGNATURE_TOLERANCE_MS) {
-    throw new UnauthorizedError('The signature\'s timestamp is more than 5 minutes away from now: sign each request when it is sent.');
-  }
+  if (!fresh(deps, signed.t)) throw new UnauthorizedError(STALE);
   const expected = createHmac('sha256', secret).update(`${signed.t}.${req.rawBody}`).digest('hex');
   if (signed.v1.some((v) => same(v, expected))) return;
   throw new UnauthorizedError(`The signature does not match: ${HOW}.`);
