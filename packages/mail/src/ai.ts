@@ -35,12 +35,13 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
   const maxRetries = Math.min(5, Math.max(0, Math.floor(opts.maxRetries ?? 2)));
   const models = { OPENAI: opts.openaiModel ?? 'gpt-4o-mini', ANTHROPIC: opts.anthropicModel ?? 'claude-haiku-4-5' };
 
+  // null, not undefined: keeps the SDK from picking up the operator's OPENAI_ADMIN_KEY / ORG / PROJECT.
+  const openaiClient = (apiKey: string) =>
+    new OpenAI({ apiKey, adminAPIKey: null, organization: null, project: null, baseURL: opts.openaiBaseUrl, timeout, maxRetries });
+  const anthropicClient = (apiKey: string) => new Anthropic({ apiKey, baseURL: opts.anthropicBaseUrl, timeout, maxRetries });
+
   async function openai(req: AiRequest): Promise<string> {
-    // null, not undefined: keeps the SDK from picking up the operator's OPENAI_ADMIN_KEY / ORG / PROJECT.
-    const client = new OpenAI({
-      apiKey: req.apiKey, adminAPIKey: null, organization: null, project: null,
-      baseURL: opts.openaiBaseUrl, timeout, maxRetries,
-    });
+    const client = openaiClient(req.apiKey);
     const res = await client.chat.completions.create({
       model: models.OPENAI,
       max_completion_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -55,7 +56,7 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
   }
 
   async function anthropic(req: AiRequest): Promise<string> {
-    const client = new Anthropic({ apiKey: req.apiKey, baseURL: opts.anthropicBaseUrl, timeout, maxRetries });
+    const client = anthropicClient(req.apiKey);
     const res = await client.messages.create({
       model: models.ANTHROPIC,
       max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -75,10 +76,7 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
   });
 
   async function openaiChoice(req: AiChoiceRequest): Promise<unknown> {
-    const client = new OpenAI({
-      apiKey: req.apiKey, adminAPIKey: null, organization: null, project: null,
-      baseURL: opts.openaiBaseUrl, timeout, maxRetries,
-    });
+    const client = openaiClient(req.apiKey);
     // Structured Outputs (strict JSON schema): the model can only answer one of the choices.
     const res = await client.chat.completions.create({
       model: models.OPENAI,
@@ -95,7 +93,7 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
   }
 
   async function anthropicChoice(req: AiChoiceRequest): Promise<unknown> {
-    const client = new Anthropic({ apiKey: req.apiKey, baseURL: opts.anthropicBaseUrl, timeout, maxRetries });
+    const client = anthropicClient(req.apiKey);
     // A forced tool call whose input schema is the choice: Anthropic's way to hold the answer to a schema.
     const res = await client.messages.create({
       model: models.ANTHROPIC,
