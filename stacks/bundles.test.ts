@@ -93,8 +93,8 @@ function trial(b: Bundle): { event: unknown; check: (out: any) => void } {
 }
 
 describe('the options the bundles are built with', () => {
-  it('are SST 3.19.3’s for the arguments the stack gives every function, so the artifact tested is the one shipped', () => {
-    // The stack passes runtime nodejs22.x and nodejs { format: 'esm', minify: true, sourcemap: true } (stacks/index.ts).
+  it('are SST 4.17.0’s for the arguments the stack gives every function, so the artifact tested is the one shipped', () => {
+    // The stack passes runtime nodejs24.x and nodejs { format: 'esm', minify: true, sourcemap: true } (stacks/index.ts).
     const sst = sstBuildOptions(RUNTIME, { format: 'esm', minify: true });
     const ours: Record<string, unknown> = { ...BUNDLE_OPTIONS };
     for (const [key, value] of Object.entries(sst)) {

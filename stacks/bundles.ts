@@ -34,8 +34,8 @@ export const KIT_PACKAGES: Record<string, KitName[]> = {
 };
 
 /**
- * How every Lambda bundle is built: exactly as SST 3.19.3 builds a Node
- * function for the stack's arguments (`nodejs22.x`, `format: 'esm'`,
+ * How every Lambda bundle is built: exactly as SST 4.17.0 builds a Node
+ * function for the stack's arguments (`nodejs24.x`, `format: 'esm'`,
  * `minify: true`): ES2023, `module` before `main`, names kept, `sharp` and
  * `pg-native` left out, and SST's banner giving the bundle `require`,
  * `__filename` and `__dirname`. So the bundle the tests run and the bench
@@ -45,7 +45,7 @@ export const KIT_PACKAGES: Record<string, KitName[]> = {
 export const BUNDLE_OPTIONS = {
   bundle: true,
   platform: 'node',
-  target: 'es2023',
+  target: 'es2024',
   format: 'esm',
   minify: true,
   keepNames: true,

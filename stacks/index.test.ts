@@ -11,7 +11,7 @@ import type { Platform } from './platform.ts';
 const root = resolve(import.meta.dirname, '..');
 
 /**
- * SST 3's documented arguments (sst.dev/docs/component/aws/*) and the Pulumi
+ * SST's documented arguments (sst.dev/docs/component/aws/*, unchanged from 3 to 4) and the Pulumi
  * AWS provider's, as strict schemas: an argument the stacks pass that the
  * component does not take, or a value of the wrong shape, fails here instead
  * of at `sst deploy`.
@@ -33,7 +33,7 @@ const FunctionArgs = z
     permissions: z.array(Permission),
     timeout: duration(900),
     memory: z.string().regex(/^\d+ MB$/).refine((m) => parseInt(m) >= 128 && parseInt(m) <= 10240),
-    runtime: z.enum(['nodejs18.x', 'nodejs20.x', 'nodejs22.x']),
+    runtime: z.enum(['nodejs20.x', 'nodejs22.x', 'nodejs24.x']),
     architecture: z.enum(['x86_64', 'arm64']),
     logging: z.object({ retention: z.enum(['1 day', '1 week', '2 weeks', '1 month', '3 months', '6 months', '1 year', 'forever']), format: z.enum(['json', 'text']) }).strict(),
     nodejs: z.object({ format: z.enum(['esm', 'cjs']), minify: z.boolean(), sourcemap: z.boolean() }).strict(),
@@ -182,7 +182,7 @@ describe('stacks map the manifest onto SST', () => {
     for (const [name, def] of defs) {
       const args = d.fn(name).args;
       expect(args.runtime).toBe(RUNTIME);
-      expect(RUNTIME).toBe('nodejs22.x');
+      expect(RUNTIME).toBe('nodejs24.x');
       expect(args.timeout).toBe(`${def.timeoutSeconds ?? 29} seconds`);
     }
   });
@@ -289,7 +289,7 @@ describe('stacks map the manifest onto SST', () => {
 describe('the SST the stacks were written for', () => {
   it('is pinned to an exact version in devDependencies, so `npx sst` never fetches whatever is newest', async () => {
     const pkg = JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-    expect(pkg.devDependencies.sst).toMatch(/^3\.\d+\.\d+$/);
+    expect(pkg.devDependencies.sst).toMatch(/^4\.\d+\.\d+$/);
   });
 });
 

@@ -29,8 +29,8 @@ export const isProduction = (stage: string) => stage === 'production';
 /** What Lambda's SQS poller calls with the consumer's role. */
 export const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'] as const;
 
-/** Lambda runtime: Node 22 (Node 20 is past its end of life). */
-export const RUNTIME = 'nodejs22.x';
+/** Lambda runtime: Node 24 (Lambda's Node 22 support ends on 2027-04-30; SST maps it to an es2024 build). */
+export const RUNTIME = 'nodejs24.x';
 
 /** The API stage's limits: a flood on the public routes is refused at the edge, before it costs a Lambda. */
 export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100 };

@@ -5,7 +5,7 @@
  * recorder. SST's own component types are not in its npm package: `sst
  * install` generates them into `.sst/platform` and first downloads Pulumi
  * and its AWS provider from outside the npm registry, so they cannot be had
- * offline. These types follow SST 3's documented arguments (sst.dev/docs/
+ * offline. These types follow SST's documented arguments, the same in 3 and 4 (sst.dev/docs/
  * component/aws/*), and stacks/index.test.ts checks every argument the stacks
  * pass against strict schemas of the same documented shapes.
  */

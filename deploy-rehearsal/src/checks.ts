@@ -122,6 +122,8 @@ const LIMITS: Record<string, { field: string; max: number; pattern?: RegExp }> =
   [QUEUE]: { field: 'name', max: 80, pattern: /^[\w-]+(\.fifo)?$/ },
   'aws:cloudwatch/eventRule:EventRule': { field: 'name', max: 64, pattern: /^[.\-_A-Za-z0-9]+$/ },
   'aws:dynamodb/table:Table': { field: 'name', max: 255, pattern: /^[\w.-]{3,}$/ },
+  // @pulumi/aws 7 (SST 4) dropped the V2 suffix of the S3 types; 6 (SST 3) had it.
+  'aws:s3/bucket:Bucket': { field: 'bucket', max: 63, pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/ },
   'aws:s3/bucketV2:BucketV2': { field: 'bucket', max: 63, pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/ },
   'aws:sns/topic:Topic': { field: 'name', max: 256 },
   'aws:cloudwatch/metricAlarm:MetricAlarm': { field: 'name', max: 255 },

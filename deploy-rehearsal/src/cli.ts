@@ -14,8 +14,8 @@ import type { StageReport } from './report.ts';
 
 const STAGES = ['dev', 'production'];
 const HOW_TO_GET =
-  'The rehearsal needs the platform/ folder of SST v3.19.3 (the version package.json pins), which is not on npm:\n' +
-  '  git clone --depth 1 --branch v3.19.3 https://github.com/anomalyco/sst && git -C sst archive v3.19.3 platform | tar -x -C /tmp\n' +
+  'The rehearsal needs the platform/ folder of SST v4.17.0 (the version package.json pins), which is not on npm:\n' +
+  '  git clone --depth 1 --branch v4.17.0 https://github.com/anomalyco/sst && git -C sst archive v4.17.0 platform | tar -x -C /tmp\n' +
   'then run: npm run rehearse -- --platform /tmp/platform  (or set SST_PLATFORM_DIR).';
 
 export async function main(here: string, argv: string[]) {
@@ -126,13 +126,19 @@ async function bundleConfig(here: string, root: string, platform: string, out: s
 /** The config's `app()`, evaluated first as SST does, to learn the stage's removal and protect settings. */
 async function evalConfig(here: string, root: string, platform: string, out: string) {
   const file = join(out, 'config.mjs');
+  // SST 3 ships the shim that gives the config `$config` alone; SST 4's CLI makes it itself, so the rehearsal writes the same two lines.
+  let boot = join(platform, 'src/shim/boot.js');
+  if (!existsSync(boot)) {
+    boot = join(out, 'boot.js');
+    writeFileSync(boot, `import { $config } from ${JSON.stringify(join(platform, 'src/config.ts'))};\nexport { $config as "$config" };\n`);
+  }
   await build({
     entryPoints: [join(root, 'sst.config.ts')],
     outfile: file,
     bundle: true,
     platform: 'node',
     format: 'esm',
-    inject: [join(platform, 'src/shim/boot.js')],
+    inject: [boot],
     external: ['./stacks/*'],
     nodePaths: [join(here, 'node_modules')],
     logLevel: 'error',

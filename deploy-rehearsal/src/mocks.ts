@@ -77,7 +77,8 @@ export function createMocks(recorded: Recorded[]) {
         case 'aws:index/getPartition:getPartition':
           return { partition: 'aws', dnsSuffix: 'amazonaws.com' };
         case 'aws:index/getRegion:getRegion':
-          return { name: REGION, id: REGION };
+          // @pulumi/aws 7 (SST 4) names the field `region`; 6 (SST 3) `name`.
+          return { region: REGION, name: REGION, id: REGION };
         case 'aws:index/getCallerIdentity:getCallerIdentity':
           return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/rehearsal`, userId: 'AIDREHEARSAL' };
         case 'aws:iam/getPolicyDocument:getPolicyDocument':

@@ -1,5 +1,5 @@
 /**
- * The esbuild options SST 3.19.3's Node runtime builds a function with
+ * The esbuild options SST's Node runtime (3.19.3 and 4.17.0 alike) builds a function with
  * (pkg/runtime/node/build.go in SST's repository), for the properties a
  * Function's `nodejs` argument gives: ESM as `bundle.mjs`, the target its
  * runtime maps to, `module` before `main`, names kept, a linked source map,
@@ -15,6 +15,7 @@ export interface NodeProperties {
 
 /** Runtime to esbuild target, as SST maps them. */
 export const TARGETS: Record<string, string> = {
+  'nodejs24.x': 'es2024',
   'nodejs22.x': 'es2023',
   'nodejs20.x': 'es2023',
   'nodejs18.x': 'es2022',
