@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from './fixtures.ts';
 import { tail, waitFor } from './wait-for.ts';
 
 describe('waitFor', () => {
@@ -73,5 +74,22 @@ describe('waitFor', () => {
     const text = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
     expect(tail(text, 3)).toBe('… (47 lines before)\nline 48\nline 49\nline 50');
     expect(tail('one\ntwo\n')).toBe('one\ntwo');
+  });
+});
+
+describe('eventually, the older helper, on waitFor', () => {
+  it('takes 0 and null as answers, and undefined and false as not yet', async () => {
+    const answers = [undefined, false, 0];
+    expect(await eventually(async () => answers.shift(), 5_000, 'a count')).toBe(0);
+    expect(await eventually(async () => null, 5_000, 'null')).toBeNull();
+  });
+
+  it('ends at once on an exception from the check, and times out with what it waited for', async () => {
+    const started = Date.now();
+    await expect(eventually(async () => {
+      throw new Error('the request failed');
+    }, 10_000, 'the row')).rejects.toThrow('the request failed');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(eventually(async () => undefined, 100, 'the reply')).rejects.toThrow(/^timed out after \d+ ms waiting for the reply/);
   });
 });
