@@ -7,6 +7,7 @@ import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { eventually, smtpMailbox } from '../helpers/fixtures.ts';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startFaultySmtpServer, type FaultySmtpServer } from '../helpers/smtp-faults.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 // 480 s of engine time is 0.8 s of wall time: cadence shows on arrival times.
 const SCALE = 600;
@@ -193,7 +194,12 @@ describe('bounce circuit breaker', { timeout: 120_000 }, () => {
     expect(check.problems.map((p: { code: string }) => p.code)).toContain('BOUNCE_PAUSED');
 
     const delivered = () => new Set(faulty.messages.map((raw) => /^To: (.*)$/m.exec(raw)?.[1]?.trim()));
-    await sleep(500);
+    // The trip is written before the campaign shows it, and a claim is refused once the pair is tripped: what still
+    // sends is what was claimed by then. Wait for those sends to end (a fixed 500 ms was too short for a loaded machine).
+    await waitFor(async () => {
+      const jobs = await queryAll(fast.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
+      return !jobs.some((j) => j.state === 'CLAIMED');
+    }, { timeoutMs: 30_000, describe: 'the sends claimed before the trip to end' });
     const atTrip = delivered().size;
     // Tripped at the 20th send at the latest (2 bounces in 20 is 10 %), give or take sends already under way.
     expect(atTrip).toBeLessThan(good.length);

@@ -234,18 +234,25 @@ describe('sequence stops', () => {
     const all = ['replies@acme.test', 'unsub@acme.test', 'erase@acme.test', 'control@acme.test'];
     const firsts = await mailTo(all, 4);
 
-    // A reply (as the inbound reader records it): the lead moves to REPLIED.
-    const { transition } = await import('@outbound/core/lead/sequence');
-    const { fromItem: leadFromItem } = await import('@outbound/core/lead/entity');
-    const lead = await engine.deps.store.get({ pk: `LEAD#${replied}`, sk: 'LEAD' });
-    expect(await transition(engine.deps, leadFromItem(lead!), 'REPLIED')).toBe(true);
-    // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
-    const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
-    const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
-    const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
-    expect(click.status).toBe(200);
-    // Erasure of the third.
-    expect((await api.request('DELETE', '/v1/leads/erase', { email: 'erase@acme.test' })).body).toEqual({ erased: 1 });
+    // The whole queue held while the three stops land, so each surely lands before its follow-up is due: the
+    // follow-ups are seven seconds after the first emails, which a loaded machine can spend before the last stop.
+    expect((await api.request('POST', '/v1/queue/pause', { paused: true })).status).toBe(200);
+    try {
+      // A reply (as the inbound reader records it): the lead moves to REPLIED.
+      const { transition } = await import('@outbound/core/lead/sequence');
+      const { fromItem: leadFromItem } = await import('@outbound/core/lead/entity');
+      const lead = await engine.deps.store.get({ pk: `LEAD#${replied}`, sk: 'LEAD' });
+      expect(await transition(engine.deps, leadFromItem(lead!), 'REPLIED')).toBe(true);
+      // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
+      const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
+      const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
+      const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(click.status).toBe(200);
+      // Erasure of the third.
+      expect((await api.request('DELETE', '/v1/leads/erase', { email: 'erase@acme.test' })).body).toEqual({ erased: 1 });
+    } finally {
+      await api.request('POST', '/v1/queue/pause', { paused: false });
+    }
 
     await mailTo(['control@acme.test'], 2);
     for (const id of [replied, unsubscribed, erased]) {

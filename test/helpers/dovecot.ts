@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { ImapFlow } from 'imapflow';
 import { createTransport } from 'nodemailer';
 import { selfSignedCert } from './smtp.ts';
+import { tail, waitFor } from './wait-for.ts';
 
 const run = promisify(execFile);
 
@@ -141,6 +142,20 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until Dovecot's log has a line matching `pattern`, and returns the whole log. Dovecot's processes
+ * (imap-login, auth, lmtp) hand their lines to its log process, which writes dovecot.log in its own time: a
+ * client can have its answer (signed in, refused) before the line is there, so a log read once right after
+ * can miss it. On timeout the error shows the log's last lines.
+ */
+export async function waitForLog(dovecot: Pick<TestDovecot, 'dir'>, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const read = () => readFile(join(dovecot.dir, 'dovecot.log'), 'utf8').catch(() => '');
+  return waitFor(async () => {
+    const text = await read();
+    return text.search(pattern) !== -1 && text;
+  }, { timeoutMs, describe: `dovecot.log to match ${pattern}`, lastSeen: async () => `dovecot.log ends:\n${tail(await read())}` });
 }
 
 function passwdLine(user: string, pass: string): string {

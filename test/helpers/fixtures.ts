@@ -1,4 +1,5 @@
 import type { Api } from './engine.ts';
+import { waitFor } from './wait-for.ts';
 
 /** A domain with a footer address, ready to send from. */
 export async function domainWithAddress(api: Api, name: string) {
@@ -58,13 +59,20 @@ export async function smtpMailbox(
   return res.body;
 }
 
-/** Polls until `check` returns a value that is not undefined or false (no fixed sleeps in tests). */
+/**
+ * Polls until `check` returns a value that is not undefined or false (no fixed sleeps in tests), on waitFor's
+ * deadline and timeout message. Unlike a bare waitFor, 0, '' and null count as answers, and an exception from
+ * `check` ends the wait at once: the tests written against this helper rely on both.
+ */
 export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const got = await waitFor(async (): Promise<{ value: T } | { error: unknown } | undefined> => {
+    try {
+      const value = await check();
+      return value === undefined || value === false ? undefined : { value };
+    } catch (error) {
+      return { error };
+    }
+  }, { timeoutMs, describe: what });
+  if ('error' in got) throw got.error;
+  return got.value;
 }
