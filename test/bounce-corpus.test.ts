@@ -54,6 +54,16 @@ const REVIEWED: Record<string, string> = {
   'lhost-sendmail-14.eml': 'a bounce forwarded by the mailbox owner ("Fwd: Returned mail"), From the mailbox itself',
 };
 
+/**
+ * Mail systems the rules were not tuned on: a quarter of the corpus set aside by family (the file name's
+ * prefix, e.g. lhost-sendmail-*), so a rule that fits one family's wording and no other shows as a gap
+ * between the two figures printed below. Chosen before the work on issue 31 changed any rule, by a rule that
+ * looks at no reading: the families in the order of the SHA-256 of their names, each taken when it keeps the
+ * total at or under 71 emails, until a quarter (69) is reached. 70 emails, 9 families.
+ * Earlier work saw the whole corpus, so this is only a partial check (docs/inbound.md).
+ */
+const HELD_BACK = ['lhost-sendmail', 'rhost-outlook', 'lhost-zoho', 'lhost-gmx', 'rhost-franceptt', 'lhost-yahoo', 'lhost-v5sendmail', 'lhost-exchange2003', 'lhost-mailru'];
+
 /** The engine's answer, in the corpus's categories: a BOUNCE with any hard recipient is hard, with only soft ones (or IGNORE) soft. */
 const categoryOf = (c: Classified) =>
   c.kind === 'BOUNCE' ? (c.recipients.some((r) => r.hard) ? 'hard' : 'soft') : c.kind === 'COMPLAINT' ? 'complaint' : c.kind === 'AUTO_REPLY' ? 'autoreply' : c.kind === 'REPLY' ? 'human' : 'soft';
@@ -103,6 +113,11 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
       }
       families.set(e.engine, family);
     });
+    const held = { ok: 0, all: 0 };
+    for (const [name, f] of families) if (HELD_BACK.includes(name)) (held.ok += f.ok), (held.all += f.all);
+    const rest = { ok: ok - held.ok, all: manifest.emails.length - held.all };
+    const pct = (f: { ok: number; all: number }) => `${f.ok}/${f.all} (${((100 * f.ok) / f.all).toFixed(1)}%)`;
+    console.log(`bounce corpus: held-back quarter (${HELD_BACK.join(', ')}): ${pct(held)}; the other three quarters: ${pct(rest)}`);
     const lines = [...families].sort(([a], [b]) => a.localeCompare(b)).map(([name, f]) => `  ${name.padEnd(28)} ${String(f.ok).padStart(3)}/${String(f.all).padEnd(3)} ${((100 * f.ok) / f.all).toFixed(0)}%`);
     console.log(`bounce corpus: ${ok}/${manifest.emails.length} read as the manifest says (${((100 * ok) / manifest.emails.length).toFixed(1)}%)\n${lines.join('\n')}`);
     expect(ok / manifest.emails.length).toBeGreaterThanOrEqual(0.95);
