@@ -43,7 +43,6 @@ const REVIEWED: Record<string, string> = {
   'lhost-amazonses-15.eml': 'sending host on a DNS blocklist ("Client host rejected: blocked using ..."): soft by our rule',
   'lhost-amazonses-16.eml': 'sending host on dnsbl.sorbs.net: soft by our rule',
   'lhost-exim-54.eml': '"part of their network is on our block list": the sender\'s network, soft by our rule',
-  'lhost-exim-57.eml': '"sending to/from an address that has been blacklisted": a blocklist, soft by our rule',
   'lhost-sendmail-33.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   'lhost-sendmail-36.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   'lhost-postfix-58.eml': 'Gmail: "the very low reputation of the sending IP address": soft by our rule',
