@@ -163,6 +163,31 @@ describe('classify: notices from mail systems in every form', () => {
     expect(classify(msg({ subject: 'Re: Undeliverable: Quick question', text: 'Your email bounced, try this address.' }), BOX).kind).toBe('REPLY');
   });
 
+  it('a notice is known by what it is: the original this mailbox sent handed back, beside the words of a failure, from any sender', () => {
+    const returned = { messageId: 'Sent@Sender.com', from: BOX, to: ['gone@client.com'] };
+    const text = 'An error occurred while delivering your message to the following address:\n\n  gone@client.com\n    550 5.1.1 <gone@client.com>... User unknown\n';
+    // A list manager threading its report under the engine's email, from an address no list of daemons holds.
+    const list = classify(msg({ from: 'sales-admin@lists.client.com', subject: 'Re: Quick question', inReplyTo: ['sent@sender.com'], text, original: returned }), BOX);
+    expect(list).toMatchObject({ kind: 'BOUNCE', originalMessageId: 'sent@sender.com', recipients: [{ recipient: 'gone@client.com', reason: 'user-unknown', hard: true }] });
+    // The same original with no failure in the words (a colleague forwarding the email as an attachment) is not a notice.
+    expect(classify(msg({ from: 'carl@client.com', inReplyTo: ['sent@sender.com'], text: 'Ann, see the note below.', original: returned }), BOX).kind).toBe('REPLY');
+    // A localized mail system's display name is enough.
+    expect(classify(msg({ from: 'mail@gw.client.de', fromName: 'E-Mail-Zustellsystem', subject: 'Unzustellbar', text }), BOX).kind).toBe('BOUNCE');
+  });
+
+  it('SMTP codes in a person\'s own words never make a bounce, whatever they quote', () => {
+    const text = 'Your email to Bob came back with "550 5.1.1 <bob@client.com>: User unknown". He left; I run the team now.';
+    expect(classify(msg({ from: 'dana@client.com', inReplyTo: ['sent@sender.com'], text }), BOX).kind).toBe('REPLY');
+    // An Outlook-style quote gives an original from the mailbox, but without its Message-ID: a person's client, not a mail system.
+    expect(classify(msg({ from: 'dana@client.com', text, original: { from: BOX, to: ['dana@client.com'] } }), BOX).kind).toBe('REPLY');
+  });
+
+  it('an out-of-office with the null return path RFC 3834 asks for is an auto-reply, not a notice', () => {
+    const text = 'I am out of the office until 12 March. For urgent matters please contact jane@client.com.';
+    expect(classify(msg({ from: 'bob@client.com', headers: { 'return-path': '<>' }, inReplyTo: ['sent@sender.com'], text }), BOX)).toEqual({ kind: 'AUTO_REPLY', threadIds: ['sent@sender.com'] });
+    expect(classify(msg({ from: 'bob@client.com', inReplyTo: ['sent@sender.com'], text: 'out till Monday, yes send the deck' }), BOX).kind).toBe('REPLY');
+  });
+
   it('a JMRP complaint names X-HmXmrOriginalRecipient of the attached original', () => {
     const c = classify(msg({ from: 'staff@hotmail.com', original: { messageId: 'Sent@Sender.com', to: ['x@outlook.com'], headers: { 'x-hmxmroriginalrecipient': '<Junker@Outlook.com>' } } }), BOX);
     expect(c).toEqual({ kind: 'COMPLAINT', recipients: ['junker@outlook.com'], originalMessageId: 'sent@sender.com' });
