@@ -38,14 +38,13 @@ const sources = manifest.emails.map((e) => readFileSync(join(DIR, 'emails', e.fi
  * it off the list) and when any other email disagrees.
  */
 const REVIEWED: Record<string, string> = {
-  // docs/inbound.md's reason table: the sending host's reputation or a blocklist is a soft cause (the address is fine);
-  // Sisimai calls these `blocked` or `rejected`, which the corpus maps to hard at 5.x.x.
+  // decisions.md and docs/inbound.md's reason table: the sending host on a blocklist is a soft cause (the address is
+  // fine); Sisimai calls these `blocked`, which the corpus maps to hard at 5.x.x.
   'lhost-amazonses-15.eml': 'sending host on a DNS blocklist ("Client host rejected: blocked using ..."): soft by our rule',
   'lhost-amazonses-16.eml': 'sending host on dnsbl.sorbs.net: soft by our rule',
   'lhost-exim-54.eml': '"part of their network is on our block list": the sender\'s network, soft by our rule',
   'lhost-sendmail-33.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   'lhost-sendmail-36.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
-  'lhost-postfix-58.eml': 'Gmail: "the very low reputation of the sending IP address": soft by our rule',
   // Flagged in test/fixtures/bounces/README.md.
   'lhost-opensmtpd-12.eml': 'a delay notice ("Warning: ... will retry"), which the corpus calls hard; a delay fails no one',
   'lhost-sendmail-56.eml': 'the report says failed 5.5.0 "not accepting connections"; Sisimai reads the 421 of the transcript',

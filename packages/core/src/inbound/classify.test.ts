@@ -154,6 +154,13 @@ describe('classify: notices from mail systems in every form', () => {
     expect(read('Sorry, no mailbox here by that name. (#5.1.1)')).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true, status: '5.1.1' }] });
   });
 
+  it("a policy refusal the server gave as 4xx is soft even when the report, having given up, says failed 5.x.x; a dead address is not", () => {
+    const report = (diagnostic: string) => ({ type: 'delivery-status', fields: `Final-Recipient: rfc822; ann@client.com\r\nAction: failed\r\nStatus: 5.0.0\r\nDiagnostic-Code: smtp; ${diagnostic}\r\n` });
+    expect(classify(notice({ report: report('450 4.7.1 Client host rejected: cannot find your hostname') }), BOX)).toMatchObject({ recipients: [{ reason: 'blocked', hard: false }] });
+    expect(classify(notice({ report: report('550 5.7.1 Client host rejected: cannot find your hostname') }), BOX)).toMatchObject({ recipients: [{ reason: 'blocked', hard: true }] });
+    expect(classify(notice({ report: report('450 4.1.1 <ann@client.com>: Recipient address rejected: User unknown') }), BOX)).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true }] });
+  });
+
   it('a success notice in prose (Exchange "Delivered:", "Relayed:") fails no one', () => {
     expect(classify(notice({ from: 'postmaster@client.com', subject: 'Delivered: Quick question', text: 'Your message has been delivered to the following recipients:\n\nann@client.com' }), BOX).kind).toBe('IGNORE');
     expect(classify(notice({ subject: 'Relayed: Quick question', text: 'Delivery to these recipients or groups is complete:\nann@client.com' }), BOX).kind).toBe('IGNORE');

@@ -17,7 +17,7 @@ import { deliveryStatusBlocks } from '../reports.ts';
 import { inlineOriginalOf } from './original.ts';
 import { looksLikeSes, sesNotificationOf } from './ses.ts';
 import type { BouncedRecipient } from '../classify.ts';
-import { isHard, reasonOf } from './reasons.ts';
+import { isHard, reasonGroup, reasonOf } from './reasons.ts';
 import { addressOfToken, addressesIn } from './text.ts';
 
 const DIAGNOSTIC_MAX = 300;
@@ -185,7 +185,12 @@ function recipientOf(recipient: string, action: string, status: string | undefin
   let reason = reasonOf(diagnostic.replaceAll(recipient, ' '), inferred);
   if (reason === 'unknown') reason = reasonOf(notice.replaceAll(recipient, ''), inferred);
   const diag = oneLine(diagnostic);
-  return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard: isHard(reason, inferred, action) };
+  // The receiving server's own answer says more than the report's summary of it: a 421 or 450 it gave is a
+  // temporary refusal even when the sending MTA, having given up, reports failed 5.x.x (decisions: a status
+  // "or text" showing a temporary cause is soft). Causes that name a dead address stay hard whatever the class.
+  const answered = REPLY_CODE.exec(diagnostic)?.[1];
+  const hard = isHard(reason, inferred, action) && !(answered === '4' && reasonGroup(reason) === 'policy');
+  return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard };
 }
 
 /**

@@ -20,7 +20,24 @@ describe('reasonOf and isHard: the reason decides as well as the status class', 
     ['550 5.4.316 Message expired, connection refused', '5.4.316', 'expired', false],
     ['451 4.7.1 Greylisted, please try again later', '4.7.1', 'rate-limited', false],
     ['554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org', '5.7.1', 'reputation', false],
-    ['550 5.7.1 Our system has detected that this message is likely suspicious due to the very low reputation of the sending domain', '5.7.1', 'reputation', false],
+    // A low reputation score is the receiving side's spam policy, not a blocklist: hard at 5.x.x, soft at 4.x.x.
+    ['550 5.7.1 Our system has detected that this message is likely suspicious due to the very low reputation of the sending domain', '5.7.1', 'blocked', true],
+    ['421 4.7.0 Our system has detected an unusual rate of mail and the low reputation of the sending IP address', '4.7.0', 'rate-limited', false],
+    // An address on a blocklist is a policy refusal of that address; only the sending host's listing is soft.
+    ['550 Sorry, you are sending to/from an address that has been blacklisted', '5.0.0', 'blocked', true],
+    ['550 5.7.1 Your email address has been blacklisted', '5.7.1', 'blocked', true],
+    ['553 IP address 192.0.2.1 blacklisted by recipient', '5.0.0', 'reputation', false],
+    // Network and system causes are soft at 5.x.x, ahead of the refusal words beside them.
+    ['554 5.4.0 connect to mx.client.com[192.0.2.5]:25: Connection refused', '5.4.0', 'network-error', false],
+    ['554 5.4.6 Too many hops 26 (25 max): mail loop', '5.4.6', 'network-error', false],
+    ['550 5.3.0 Local configuration error, rejected', '5.3.0', 'system-error', false],
+    ['550 5.0.0 mail system full', '5.0.0', 'system-error', false],
+    // The message's time ran out (soft); an account that expired is a dead address (hard).
+    ['550 5.0.0 Message expired after sitting in queue for 5 days', '5.0.0', 'expired', false],
+    ['550 5.2.1 This account has expired', '5.2.1', 'mailbox-disabled', true],
+    // Japanese carriers' wording.
+    ['550 宛先のアドレスは存在しません', '5.0.0', 'user-unknown', true],
+    ['552 メールボックスの容量がいっぱいです', '5.0.0', 'mailbox-full', false],
     ['421 4.4.2 Connection timed out', '4.4.2', 'network-error', false],
     ['Name service error for domain example.com: Host not found, try again', '5.0.0', 'network-error', false],
     // Refused by policy: hard at 5.x.x, soft at 4.x.x.

@@ -57,7 +57,11 @@ const PHRASES: [BounceReason, RegExp][] = [
   // A blocklist that names an address (the sender's, or "to/from an address") is the receiving side refusing that
   // address, a policy; only the sending host's listing (its IP, its network, a DNSBL zone) is the sender's standing.
   ['blocked', /(?<!ip )address (that )?(has been |is )?(black|block) ?listed|(sender|e-?mail)( address)? (has been |is )?(black|block) ?listed|sender is (in|on) (my|our|a|the) (black|block) ?list/],
-  ['reputation', /reputation|black ?list|block ?list(ed)?|(?<!not )listed (at|in|on|by)|\bon (our|a) (block|black)|spamhaus|spamcop|sorbs|barracuda(central)?|\brbl\b|\bdnsbl\b|\buceprotect|\bcbl\b|poor (ip|sender|email)|low (ip |sender )?reputation|ip[^\n]{0,20}(is )?(listed|blacklisted|blocklisted)/],
+  // `reputation` is the sending host on a blocklist (a DNSBL zone, its IP or network listed): soft, the address is fine.
+  ['reputation', /black ?list|block ?list(ed)?|(?<!not )listed (at|in|on|by)|\bon (our|a) (block|black)|spamhaus|spamcop|sorbs|barracuda(central)?|\brbl\b|\bdnsbl\b|\buceprotect|\bcbl\b|ip[^\n]{0,20}(is )?(listed|blacklisted|blocklisted)/],
+  // A refusal for a low reputation score is the receiving side's spam policy, hard at 5.x.x as decisions.md says
+  // (Gmail's "the very low reputation of the sending IP address ... to protect our users from spam").
+  ['blocked', /reputation|poor (ip|sender|email)/],
   ['virus-detected', /virus|malware|infected|malicious (content|attachment|code)|\btrojan\b/],
   ['spam-detected', /\bspam\b|spam (content|message|detected)|junk mail|bulk mail|unsolicited|considered (as )?(spam|junk)|appears to be (spam|unsolicited)|classified as (spam|junk)|message (was )?rejected as spam|spamassassin|identified as spam|\bspamming\b/],
   ['auth-failure', /\bdmarc\b|\bspf\b|\bdkim\b|sender policy framework|domain (of|in) (the )?sender[^\n]{0,30}(not|fail)|authentication (failed|failure|required|results)|not authenticated|unauthenticated|sender verif(y|ication) failed|could not verify sender|\b5\.7\.(2[3-7]|9)\b/],
