@@ -45,7 +45,9 @@ export const reasonGroup = (reason: BounceReason): 'recipient' | 'transient' | '
  */
 const PHRASES: [BounceReason, RegExp][] = [
   // The message's time ran out, not an account: "this account has expired" is a dead address (mailbox-disabled, below).
-  ['expired', /message expired|could not deliver for|for the last [0-9]+ (seconds|minutes|hours|days)|failing for a long time|retry time not reached|(message|delivery|time|retry|queue|lifetime|ttl)[^\n]{0,20}\bexpired\b|\bexpired (after|in (the )?queue|while)|retry time(out)? (not reached|exceeded)|retry timeout|too long in (the )?queue|delivery time expired|could not be delivered within|not (been )?delivered (for|within) [0-9]|giving up on it|maximum time|\b5\.4\.316\b|timeout waiting for|time limit exceeded/],
+  ['expired', /message expired|could not deliver for|for the last [0-9]+ (seconds|minutes|hours|days)|failing for a long time|retry time not reached|(message|delivery|time|retry|queue|lifetime|ttl)[^\n]{0,20}\bexpired\b|\bexpired (after|in (the )?queue|while)|retry time(out)? (not reached|exceeded)|retry timeout|too long in (the )?queue|in (the )?queue (for )?too long|delivery time expired|could not be delivered within|not (been )?delivered (for|within) [0-9]|giving up on it|maximum time|\b5\.4\.316\b|timeout waiting for|time limit exceeded/],
+  // A sending quota is the sender's rate, not the recipient's storage.
+  ['rate-limited', /(daily|hourly|sending) (sending |user sending )?(quota|limit)/],
   ['mailbox-full', /mailbox (is )?full|mail ?box[^\n]{0,30}(is )?(full|over ?quota|exceeded|exceeds)|over ?quota|quota (exceeded|exceed|full|violation)|exceeded[^\n]{0,30}(quota|storage)|insufficient (disk )?(space|storage)|(disk|storage|inbox|folder|mailfolder) (is )?full|full mailbox|no space left|not enough (space|storage)|user is over|account is full|(has|have) (exceeded|reached)[^\n]{0,30}(quota|storage|limit of)|mailbox size limit|size of the mailbox|box full|recipient'?s? mailbox[^\n]{0,20}(full|quota)/],
   // Japanese carriers' wording: the mailbox's capacity (容量) is over or full (満杯, いっぱい).
   ['mailbox-full', /容量[^\n]{0,20}(超過|オーバー|不足|いっぱい)|満杯|メールボックスがいっぱい/],
