@@ -99,7 +99,7 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
     }
   }, 60_000);
 
-  it('reads at least 95% as the manifest says, and prints the accuracy per family', () => {
+  it('reads at least 97% as the manifest says, and prints the accuracy per family and for the held-back quarter', () => {
     const families = new Map<string, { ok: number; all: number }>();
     let ok = 0;
     manifest.emails.forEach((e, i) => {
@@ -118,7 +118,18 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
     console.log(`bounce corpus: held-back quarter (${HELD_BACK.join(', ')}): ${pct(held)}; the other three quarters: ${pct(rest)}`);
     const lines = [...families].sort(([a], [b]) => a.localeCompare(b)).map(([name, f]) => `  ${name.padEnd(28)} ${String(f.ok).padStart(3)}/${String(f.all).padEnd(3)} ${((100 * f.ok) / f.all).toFixed(0)}%`);
     console.log(`bounce corpus: ${ok}/${manifest.emails.length} read as the manifest says (${((100 * ok) / manifest.emails.length).toFixed(1)}%)\n${lines.join('\n')}`);
-    expect(ok / manifest.emails.length).toBeGreaterThanOrEqual(0.95);
+    expect(ok / manifest.emails.length).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it('suppresses no address the manifest calls a soft failure, but for a reviewed disagreement', () => {
+    // A soft recipient read as hard would be BOUNCED and suppressed for good: the costliest misreading of a notice.
+    const suppressed = manifest.emails.flatMap((e, i) => {
+      const c = readings[i]!;
+      if (c.kind !== 'BOUNCE') return [];
+      return e.recipients.filter((r) => r.category === 'soft' && c.recipients.some((got) => got.recipient === r.address.toLowerCase() && got.hard)).map((r) => ({ file: e.file, line: `${e.file}: ${r.address} (${r.reason})` }));
+    });
+    console.log(`bounce corpus: soft failures read as hard: ${suppressed.length ? suppressed.map((s) => s.line).join('; ') : 'none'}`);
+    expect(suppressed.filter((s) => !(s.file in REVIEWED)).map((s) => s.line)).toEqual([]);
   });
 
   it('reads none of the notices as a reply or an auto-reply', () => {
