@@ -164,6 +164,9 @@ describe('classify: notices from mail systems in every form', () => {
   it('a success notice in prose (Exchange "Delivered:", "Relayed:") fails no one', () => {
     expect(classify(notice({ from: 'postmaster@client.com', subject: 'Delivered: Quick question', text: 'Your message has been delivered to the following recipients:\n\nann@client.com' }), BOX).kind).toBe('IGNORE');
     expect(classify(notice({ subject: 'Relayed: Quick question', text: 'Delivery to these recipients or groups is complete:\nann@client.com' }), BOX).kind).toBe('IGNORE');
+    // Words of success beside a permanent failure code are not a success.
+    const mixed = 'An error occurred while your message was delivered to the following address:\n\n  ann@client.com\n    550 5.1.1 User unknown\n';
+    expect(classify(notice({ subject: 'Error report', text: mixed }), BOX)).toMatchObject({ kind: 'BOUNCE', recipients: [{ recipient: 'ann@client.com', hard: true }] });
   });
 
   it('a person writing about a failed delivery is still a reply', () => {

@@ -236,7 +236,10 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
   }
 
   // A success notice without a report names delivered recipients, not failed ones.
-  if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject))) return [];
+  // A text that also quotes a permanent failure ("... while your message was delivered to the following address:
+  // 550 5.1.1 User unknown") is not a success, whatever else its sentences say.
+  const permanentCode = /\b5\.\d{1,3}\.\d{1,3}\b|(^|[\s:(\[<>"])5[0-5]\d(?=[\s-])/.test(text);
+  if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject) && !permanentCode)) return [];
 
   // 2. X-Failed-Recipients (Exim, Google), with the prose's words about each.
   const listed = addressesIn(m.headers['x-failed-recipients'], RECIPIENTS_MAX);
