@@ -38,6 +38,17 @@ describe('reasonOf and isHard: the reason decides as well as the status class', 
     // Japanese carriers' wording.
     ['550 宛先のアドレスは存在しません', '5.0.0', 'user-unknown', true],
     ['552 メールボックスの容量がいっぱいです', '5.0.0', 'mailbox-full', false],
+    // European providers' own wording.
+    ['550 Empfänger unbekannt: Benutzer existiert nicht', '5.0.0', 'user-unknown', true],
+    ['552 Postfach voll, Speicherplatz überschritten', '5.0.0', 'mailbox-full', false],
+    ["550 Adresse destinataire inconnue", '5.0.0', 'user-unknown', true],
+    ['552 Boîte aux lettres du destinataire pleine', '5.0.0', 'mailbox-full', false],
+    ['550 El usuario no existe', '5.0.0', 'user-unknown', true],
+    ['452 Buzón lleno', '4.0.0', 'mailbox-full', false],
+    ['550 Onbekende gebruiker', '5.0.0', 'user-unknown', true],
+    ['550 Endereço de destinatário não existe', '5.0.0', 'user-unknown', true],
+    ['552 Casella di posta piena', '5.0.0', 'mailbox-full', false],
+    ['450 Il dominio non esiste', '4.0.0', 'host-unknown', false],
     ['421 4.4.2 Connection timed out', '4.4.2', 'network-error', false],
     ['Name service error for domain example.com: Host not found, try again', '5.0.0', 'network-error', false],
     // Refused by policy: hard at 5.x.x, soft at 4.x.x.
