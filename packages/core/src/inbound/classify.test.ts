@@ -181,6 +181,8 @@ describe('classify: notices from mail systems in every form', () => {
     expect(list).toMatchObject({ kind: 'BOUNCE', originalMessageId: 'sent@sender.com', recipients: [{ recipient: 'gone@client.com', reason: 'user-unknown', hard: true }] });
     // The same original with no failure in the words (a colleague forwarding the email as an attachment) is not a notice.
     expect(classify(msg({ from: 'carl@client.com', inReplyTo: ['sent@sender.com'], text: 'Ann, see the note below.', original: returned }), BOX).kind).toBe('REPLY');
+    // Nor is a person forwarding it back with numbers in their words: a reply code counts only where a server's answer starts.
+    expect(classify(msg({ from: 'carl@client.com', inReplyTo: ['sent@sender.com'], text: 'We have 450 employees and 500 more next year, see below.', original: returned }), BOX).kind).toBe('REPLY');
     // A localized mail system's display name is enough.
     expect(classify(msg({ from: 'mail@gw.client.de', fromName: 'E-Mail-Zustellsystem', subject: 'Unzustellbar', text }), BOX).kind).toBe('BOUNCE');
   });

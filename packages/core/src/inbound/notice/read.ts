@@ -46,13 +46,14 @@ const SYSTEM_DISPLAY =
 
 /**
  * Words a notice uses when it reports a failure: an enhanced status code, an
- * SMTP reply code where a server's answer starts, or a failure phrase, in
+ * SMTP reply code where a server's answer starts (a line's start, after
+ * "said:" or "<<<"; not "we have 450 people"), or a failure phrase, in
  * the languages notices are written in. Alone they prove nothing (a person
  * may quote "550 5.1.1"); they count beside a sign that a mail system wrote
  * the message.
  */
 const FAILURE_WORDS =
-  /\b[45]\.\d{1,3}\.\d{1,3}\b|(^|[\s:(\[<>"])[45][0-5]\d(?=[\s-])|undeliver|(could|can)(n't|not| not) be delivered|not (been )?delivered|delivery (to [^\n]{1,80} )?(has )?failed|failed permanently|permanent (error|failure|fatal)|fatal errors?|user unknown|unknown (user|recipient)|no such (user|mailbox|address|recipient)|does not exist|mailbox (is )?(full|unavailable)|over ?quota|returned mail|unzustellbar|nicht zugestellt|konnte nicht zugestellt|non (remis|distribu)|n'a pas (pu )?[eé]t[eé] (remis|distribu)|no (se )?(pudo|ha podido) (ser )?entregar|no (fue|ha sido) entregado|niet (worden )?(bezorgd|afgeleverd)|onbestelbaar|n[aã]o (p[oô]de|foi poss[ií]vel) (ser )?entreg|non ([eè] stato possibile )?recapitat|送信できません|配信できません|届きませんでした|宛先不明|存在しません|不達/i;
+  /\b[45]\.\d{1,3}\.\d{1,3}\b|^[ \t]*[45][0-5]\d(?=[ \t-])|(said|<<<|reply|response|error)[: ]{1,3}[45][0-5]\d(?=[\s-])|undeliver|(could|can)(n't|not| not) be delivered|not (been )?delivered|delivery (to [^\n]{1,80} )?(has )?failed|failed permanently|permanent (error|failure|fatal)|fatal errors?|user unknown|unknown (user|recipient)|no such (user|mailbox|address|recipient)|does not exist|mailbox (is )?(full|unavailable)|over ?quota|returned mail|unzustellbar|nicht zugestellt|konnte nicht zugestellt|non (remis|distribu)|n'a pas (pu )?[eé]t[eé] (remis|distribu)|no (se )?(pudo|ha podido) (ser )?entregar|no (fue|ha sido) entregado|niet (worden )?(bezorgd|afgeleverd)|onbestelbaar|n[aã]o (p[oô]de|foi poss[ií]vel) (ser )?entreg|non ([eè] stato possibile )?recapitat|送信できません|配信できません|届きませんでした|宛先不明|存在しません|不達/im;
 
 /** The recognised original the message returns: carrying a Message-ID, sent from this mailbox or answered by the message's own threading. */
 function returnsOurOriginal(m: InboundMessage, mailboxEmail: string): boolean {
