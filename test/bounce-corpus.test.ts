@@ -3,14 +3,15 @@
  * from Sisimai's set-of-emails (test/fixtures/bounces, its README gives the
  * licence and the category mapping), and our own complaints, automatic
  * answers and replies (test/fixtures/inbound.ts). Prints the accuracy per
- * family and the time the whole corpus takes.
+ * family, for a held-back quarter of families and the rest, and the time the
+ * whole corpus takes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classify, type Classified } from '@outbound/core/inbound/classify';
 import { parseInbound } from '@outbound/mail/inbound-parse';
-import { inboundSamples } from './fixtures/inbound.ts';
+import { inboundSamples, reply } from './fixtures/inbound.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures/bounces');
 
@@ -168,6 +169,12 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
 
 describe('our own samples: complaints, automatic answers, replies, notices that look like replies', () => {
   const BOX = 'rita@sender.com';
+  it('every one of the 120 labelled replies in six languages (test/fixtures/replies) is read as a reply', async () => {
+    const rows = readFileSync(join(import.meta.dirname, 'fixtures/replies/dev.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; reply: { fromEmail: string; subject: string; text: string } });
+    const kinds = await Promise.all(rows.map(async (r) => [r.id, classify(await parseInbound(1, Date.UTC(2026, 2, 3), reply({ mailbox: BOX, from: r.reply.fromEmail, subject: r.reply.subject, body: r.reply.text.replace(/\r?\n/g, '\r\n'), inReplyTo: 'sent@sender.com' })), BOX).kind] as const));
+    expect(kinds.filter(([, kind]) => kind !== 'REPLY')).toEqual([]);
+  });
+
   it.each(inboundSamples(BOX).map((s) => [s.name, s] as const))('%s', async (_, sample) => {
     const c = classify(await parseInbound(1, Date.UTC(2026, 2, 3), sample.raw), BOX);
     expect(categoryOf(c)).toBe(sample.category);
