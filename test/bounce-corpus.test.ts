@@ -3,14 +3,15 @@
  * from Sisimai's set-of-emails (test/fixtures/bounces, its README gives the
  * licence and the category mapping), and our own complaints, automatic
  * answers and replies (test/fixtures/inbound.ts). Prints the accuracy per
- * family and the time the whole corpus takes.
+ * family, for a held-back quarter of families and the rest, and the time the
+ * whole corpus takes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classify, type Classified } from '@outbound/core/inbound/classify';
 import { parseInbound } from '@outbound/mail/inbound-parse';
-import { inboundSamples } from './fixtures/inbound.ts';
+import { inboundSamples, reply } from './fixtures/inbound.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures/bounces');
 
@@ -38,21 +39,29 @@ const sources = manifest.emails.map((e) => readFileSync(join(DIR, 'emails', e.fi
  * it off the list) and when any other email disagrees.
  */
 const REVIEWED: Record<string, string> = {
-  // docs/inbound.md's reason table: the sending host's reputation or a blocklist is a soft cause (the address is fine);
-  // Sisimai calls these `blocked` or `rejected`, which the corpus maps to hard at 5.x.x.
+  // decisions.md and docs/inbound.md's reason table: the sending host on a blocklist is a soft cause (the address is
+  // fine); Sisimai calls these `blocked`, which the corpus maps to hard at 5.x.x.
   'lhost-amazonses-15.eml': 'sending host on a DNS blocklist ("Client host rejected: blocked using ..."): soft by our rule',
   'lhost-amazonses-16.eml': 'sending host on dnsbl.sorbs.net: soft by our rule',
   'lhost-exim-54.eml': '"part of their network is on our block list": the sender\'s network, soft by our rule',
-  'lhost-exim-57.eml': '"sending to/from an address that has been blacklisted": a blocklist, soft by our rule',
   'lhost-sendmail-33.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   'lhost-sendmail-36.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
-  'lhost-postfix-58.eml': 'Gmail: "the very low reputation of the sending IP address": soft by our rule',
   // Flagged in test/fixtures/bounces/README.md.
   'lhost-opensmtpd-12.eml': 'a delay notice ("Warning: ... will retry"), which the corpus calls hard; a delay fails no one',
   'lhost-sendmail-56.eml': 'the report says failed 5.5.0 "not accepting connections"; Sisimai reads the 421 of the transcript',
   // A person forwarding a bounce to themself is not a mail system's notice; acting on forwarded text would let anyone forge one.
   'lhost-sendmail-14.eml': 'a bounce forwarded by the mailbox owner ("Fwd: Returned mail"), From the mailbox itself',
 };
+
+/**
+ * Mail systems the rules were not tuned on: a quarter of the corpus set aside by family (the file name's
+ * prefix, e.g. lhost-sendmail-*), so a rule that fits one family's wording and no other shows as a gap
+ * between the two figures printed below. Chosen before the work on issue 31 changed any rule, by a rule that
+ * looks at no reading: the families in the order of the SHA-256 of their names, each taken when it keeps the
+ * total at or under 71 emails, until a quarter (69) is reached. 70 emails, 9 families.
+ * Earlier work saw the whole corpus, so this is only a partial check (docs/inbound.md).
+ */
+const HELD_BACK = ['lhost-sendmail', 'rhost-outlook', 'lhost-zoho', 'lhost-gmx', 'rhost-franceptt', 'lhost-yahoo', 'lhost-v5sendmail', 'lhost-exchange2003', 'lhost-mailru'];
 
 /** The engine's answer, in the corpus's categories: a BOUNCE with any hard recipient is hard, with only soft ones (or IGNORE) soft. */
 const categoryOf = (c: Classified) =>
@@ -91,7 +100,7 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
     }
   }, 60_000);
 
-  it('reads at least 95% as the manifest says, and prints the accuracy per family', () => {
+  it('reads at least 97% as the manifest says, and prints the accuracy per family and for the held-back quarter', () => {
     const families = new Map<string, { ok: number; all: number }>();
     let ok = 0;
     manifest.emails.forEach((e, i) => {
@@ -103,9 +112,25 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
       }
       families.set(e.engine, family);
     });
+    const held = { ok: 0, all: 0 };
+    for (const [name, f] of families) if (HELD_BACK.includes(name)) (held.ok += f.ok), (held.all += f.all);
+    const rest = { ok: ok - held.ok, all: manifest.emails.length - held.all };
+    const pct = (f: { ok: number; all: number }) => `${f.ok}/${f.all} (${((100 * f.ok) / f.all).toFixed(1)}%)`;
+    console.log(`bounce corpus: held-back quarter (${HELD_BACK.join(', ')}): ${pct(held)}; the other three quarters: ${pct(rest)}`);
     const lines = [...families].sort(([a], [b]) => a.localeCompare(b)).map(([name, f]) => `  ${name.padEnd(28)} ${String(f.ok).padStart(3)}/${String(f.all).padEnd(3)} ${((100 * f.ok) / f.all).toFixed(0)}%`);
     console.log(`bounce corpus: ${ok}/${manifest.emails.length} read as the manifest says (${((100 * ok) / manifest.emails.length).toFixed(1)}%)\n${lines.join('\n')}`);
-    expect(ok / manifest.emails.length).toBeGreaterThanOrEqual(0.95);
+    expect(ok / manifest.emails.length).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it('suppresses no address the manifest calls a soft failure, but for a reviewed disagreement', () => {
+    // A soft recipient read as hard would be BOUNCED and suppressed for good: the costliest misreading of a notice.
+    const suppressed = manifest.emails.flatMap((e, i) => {
+      const c = readings[i]!;
+      if (c.kind !== 'BOUNCE') return [];
+      return e.recipients.filter((r) => r.category === 'soft' && c.recipients.some((got) => got.recipient === r.address.toLowerCase() && got.hard)).map((r) => ({ file: e.file, line: `${e.file}: ${r.address} (${r.reason})` }));
+    });
+    console.log(`bounce corpus: soft failures read as hard: ${suppressed.length ? suppressed.map((s) => s.line).join('; ') : 'none'}`);
+    expect(suppressed.filter((s) => !(s.file in REVIEWED)).map((s) => s.line)).toEqual([]);
   });
 
   it('reads none of the notices as a reply or an auto-reply', () => {
@@ -144,6 +169,12 @@ describe('bounce corpus (Sisimai set-of-emails, 275 real notices)', () => {
 
 describe('our own samples: complaints, automatic answers, replies, notices that look like replies', () => {
   const BOX = 'rita@sender.com';
+  it('every one of the 120 labelled replies in six languages (test/fixtures/replies) is read as a reply', async () => {
+    const rows = readFileSync(join(import.meta.dirname, 'fixtures/replies/dev.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; reply: { fromEmail: string; subject: string; text: string } });
+    const kinds = await Promise.all(rows.map(async (r) => [r.id, classify(await parseInbound(1, Date.UTC(2026, 2, 3), reply({ mailbox: BOX, from: r.reply.fromEmail, subject: r.reply.subject, body: r.reply.text.replace(/\r?\n/g, '\r\n'), inReplyTo: 'sent@sender.com' })), BOX).kind] as const));
+    expect(kinds.filter(([, kind]) => kind !== 'REPLY')).toEqual([]);
+  });
+
   it.each(inboundSamples(BOX).map((s) => [s.name, s] as const))('%s', async (_, sample) => {
     const c = classify(await parseInbound(1, Date.UTC(2026, 2, 3), sample.raw), BOX);
     expect(categoryOf(c)).toBe(sample.category);

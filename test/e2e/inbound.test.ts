@@ -240,6 +240,37 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect((await campaignRow(campaignId)).repliesCount).toBe(1);
   });
 
+  it('notices that look like replies bounce their lead and are never replies; a full mailbox at 5.x.x, a vacation without headers and a person quoting 550 5.1.1 do what they are', async () => {
+    const box = await readMailbox('gapsco.com', 'gil');
+    // Addresses no other test here uses: a suppression is install-wide.
+    const { campaignId, ids } = await launchWith(box.id, ['gone@gaps.client.com', 'mobile@ezweb.example.jp', 'full@gaps.client.com', 'away@gaps.client.com', 'dana@gaps.client.com']);
+    const to = Object.fromEntries(await Promise.all(Object.keys(ids).map(async (email) => [email, await firstTo(email)] as const)));
+    const about = (email: string) => ({ mailbox: box.email, recipient: email, originalMessageId: to[email]!.messageId!, originalSubject: to[email]!.subject! });
+
+    // A list manager's report and a carrier gateway's, both threaded under the engine's email, from ordinary addresses.
+    await dovecot.deliver(box.email, inbound.listManagerNotice(about('gone@gaps.client.com')));
+    await dovecot.deliver(box.email, inbound.carrierGatewayNotice(about('mobile@ezweb.example.jp')));
+    await dovecot.deliver(box.email, inbound.postfixBounce({ ...about('full@gaps.client.com'), status: '5.0.0', diagnostic: '552 Requested mail action aborted: mailbox quota exceeded' }));
+    await dovecot.deliver(box.email, inbound.reply({ mailbox: box.email, from: 'away@gaps.client.com', subject: `Re: ${to['away@gaps.client.com']!.subject}`, body: inbound.VACATION_TEXTS.de!, inReplyTo: to['away@gaps.client.com']!.messageId }));
+    await dovecot.deliver(box.email, inbound.reply({
+      mailbox: box.email, from: 'dana@gaps.client.com', subject: `Re: ${to['dana@gaps.client.com']!.subject}`, inReplyTo: to['dana@gaps.client.com']!.messageId,
+      body: 'My old colleague got "550 5.1.1 User unknown" from your other email. I am interested, call me.',
+    }));
+    await readPast(box.id, 5);
+
+    await eventually(async () => (await lead(ids['gone@gaps.client.com']!)).status === 'BOUNCED', 20_000, "the list manager's notice");
+    await eventually(async () => (await lead(ids['mobile@ezweb.example.jp']!)).status === 'BOUNCED', 20_000, "the gateway's notice");
+    await eventually(async () => (await lead(ids['dana@gaps.client.com']!)).status === 'REPLIED', 20_000, 'the reply quoting 550');
+    expect((await lead(ids['full@gaps.client.com']!)).status).toBe('CONTACTED');
+    expect((await lead(ids['away@gaps.client.com']!)).status).toBe('CONTACTED');
+    // The full mailbox is not suppressed; the dead addresses are.
+    const other = await campaign(engine.api);
+    expect((await engine.api.request('POST', '/v1/leads', { campaignId: other.id, email: 'full@gaps.client.com' })).status).toBe(201);
+    expect((await engine.api.request('POST', '/v1/leads', { campaignId: other.id, email: 'gone@gaps.client.com' })).status).toBe(409);
+    const replies = (await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`)).body.replies as { fromEmail: string }[];
+    expect(replies.map((r) => r.fromEmail)).toEqual(['dana@gaps.client.com']);
+  });
+
   it('hostile mail (a 3 kB bare-word In-Reply-To, 256 KB of regex bait) does not stop the reading: the reply after it is applied in the same poll; a forged DSN stops only its lead', async () => {
     const box = await readMailbox('hostileco.com', 'hal');
     const { campaignId, ids } = await launchWith(box.id, ['real@client.com', 'forged@client.com']);

@@ -182,6 +182,27 @@ describe('parseInbound: hostile messages', () => {
     expect(c.kind === 'REPLY' || c.kind === 'AUTO_REPLY').toBe(false);
   });
 
+  it('a person-shaped message that drives the words-only rules (a null return path, a returned original, out-of-office and failure words) stays under 100 ms', async () => {
+    // Not from a daemon, so the failure words, the quoted original and the out-of-office clauses are all read.
+    const body = [
+      `I am out of the office until ${'Monday '.repeat(8000)}`,
+      `${'5.5.5.'.repeat(6000)} ${'550'.repeat(8000)} ${'could not be '.repeat(3000)}`,
+      `${'out until, '.repeat(5000)}`,
+      '------ 元のメッセージ ------',
+      `From: ${BOX}`,
+      `Message-ID: <${'m'.repeat(200)}@sender.com>`,
+      `Subject: ${'x'.repeat(30000)}`,
+    ].join('\r\n');
+    const raw = `Return-Path: <>\r\nFrom: someone@client.com\r\nTo: ${BOX}\r\nSubject: Re: hi\r\nIn-Reply-To: <${'m'.repeat(200)}@sender.com>\r\n\r\n${body}`.slice(0, 256 * 1024);
+    const once = async () => {
+      const started = performance.now();
+      classify(await parseInbound(1, at, raw), BOX);
+      return performance.now() - started;
+    };
+    await once();
+    expect(Math.min(await once(), await once(), await once())).toBeLessThan(100);
+  });
+
   it('the address pattern is linear: 200,000 characters without an @ take milliseconds, not minutes', async () => {
     const started = performance.now();
     await parseInbound(1, at, `From: ${'a'.repeat(200_000)}\r\nTo: ${'b'.repeat(200_000)}\r\n\r\n${'c'.repeat(200_000)}`);

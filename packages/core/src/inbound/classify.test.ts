@@ -154,13 +154,50 @@ describe('classify: notices from mail systems in every form', () => {
     expect(read('Sorry, no mailbox here by that name. (#5.1.1)')).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true, status: '5.1.1' }] });
   });
 
+  it("a policy refusal the server gave as 4xx is soft even when the report, having given up, says failed 5.x.x; a dead address is not", () => {
+    const report = (diagnostic: string) => ({ type: 'delivery-status', fields: `Final-Recipient: rfc822; ann@client.com\r\nAction: failed\r\nStatus: 5.0.0\r\nDiagnostic-Code: smtp; ${diagnostic}\r\n` });
+    expect(classify(notice({ report: report('450 4.7.1 Client host rejected: cannot find your hostname') }), BOX)).toMatchObject({ recipients: [{ reason: 'blocked', hard: false }] });
+    expect(classify(notice({ report: report('550 5.7.1 Client host rejected: cannot find your hostname') }), BOX)).toMatchObject({ recipients: [{ reason: 'blocked', hard: true }] });
+    expect(classify(notice({ report: report('450 4.1.1 <ann@client.com>: Recipient address rejected: User unknown') }), BOX)).toMatchObject({ recipients: [{ reason: 'user-unknown', hard: true }] });
+  });
+
   it('a success notice in prose (Exchange "Delivered:", "Relayed:") fails no one', () => {
     expect(classify(notice({ from: 'postmaster@client.com', subject: 'Delivered: Quick question', text: 'Your message has been delivered to the following recipients:\n\nann@client.com' }), BOX).kind).toBe('IGNORE');
     expect(classify(notice({ subject: 'Relayed: Quick question', text: 'Delivery to these recipients or groups is complete:\nann@client.com' }), BOX).kind).toBe('IGNORE');
+    // Words of success beside a permanent failure code are not a success.
+    const mixed = 'An error occurred while your message was delivered to the following address:\n\n  ann@client.com\n    550 5.1.1 User unknown\n';
+    expect(classify(notice({ subject: 'Error report', text: mixed }), BOX)).toMatchObject({ kind: 'BOUNCE', recipients: [{ recipient: 'ann@client.com', hard: true }] });
   });
 
   it('a person writing about a failed delivery is still a reply', () => {
     expect(classify(msg({ subject: 'Re: Undeliverable: Quick question', text: 'Your email bounced, try this address.' }), BOX).kind).toBe('REPLY');
+  });
+
+  it('a notice is known by what it is: the original this mailbox sent handed back, beside the words of a failure, from any sender', () => {
+    const returned = { messageId: 'Sent@Sender.com', from: BOX, to: ['gone@client.com'] };
+    const text = 'An error occurred while delivering your message to the following address:\n\n  gone@client.com\n    550 5.1.1 <gone@client.com>... User unknown\n';
+    // A list manager threading its report under the engine's email, from an address no list of daemons holds.
+    const list = classify(msg({ from: 'sales-admin@lists.client.com', subject: 'Re: Quick question', inReplyTo: ['sent@sender.com'], text, original: returned }), BOX);
+    expect(list).toMatchObject({ kind: 'BOUNCE', originalMessageId: 'sent@sender.com', recipients: [{ recipient: 'gone@client.com', reason: 'user-unknown', hard: true }] });
+    // The same original with no failure in the words (a colleague forwarding the email as an attachment) is not a notice.
+    expect(classify(msg({ from: 'carl@client.com', inReplyTo: ['sent@sender.com'], text: 'Ann, see the note below.', original: returned }), BOX).kind).toBe('REPLY');
+    // Nor is a person forwarding it back with numbers in their words: a reply code counts only where a server's answer starts.
+    expect(classify(msg({ from: 'carl@client.com', inReplyTo: ['sent@sender.com'], text: 'We have 450 employees and 500 more next year, see below.', original: returned }), BOX).kind).toBe('REPLY');
+    // A localized mail system's display name is enough.
+    expect(classify(msg({ from: 'mail@gw.client.de', fromName: 'E-Mail-Zustellsystem', subject: 'Unzustellbar', text }), BOX).kind).toBe('BOUNCE');
+  });
+
+  it('SMTP codes in a person\'s own words never make a bounce, whatever they quote', () => {
+    const text = 'Your email to Bob came back with "550 5.1.1 <bob@client.com>: User unknown". He left; I run the team now.';
+    expect(classify(msg({ from: 'dana@client.com', inReplyTo: ['sent@sender.com'], text }), BOX).kind).toBe('REPLY');
+    // An Outlook-style quote gives an original from the mailbox, but without its Message-ID: a person's client, not a mail system.
+    expect(classify(msg({ from: 'dana@client.com', text, original: { from: BOX, to: ['dana@client.com'] } }), BOX).kind).toBe('REPLY');
+  });
+
+  it('an out-of-office with the null return path RFC 3834 asks for is an auto-reply, not a notice', () => {
+    const text = 'I am out of the office until 12 March. For urgent matters please contact jane@client.com.';
+    expect(classify(msg({ from: 'bob@client.com', headers: { 'return-path': '<>' }, inReplyTo: ['sent@sender.com'], text }), BOX)).toEqual({ kind: 'AUTO_REPLY', threadIds: ['sent@sender.com'] });
+    expect(classify(msg({ from: 'bob@client.com', inReplyTo: ['sent@sender.com'], text: 'out till Monday, yes send the deck' }), BOX).kind).toBe('REPLY');
   });
 
   it('a JMRP complaint names X-HmXmrOriginalRecipient of the attached original', () => {

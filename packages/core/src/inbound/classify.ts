@@ -11,6 +11,7 @@ import type { InboundMessage } from '../ports/mail-reader.ts';
 import { isMailSystemNotice, readBounce } from './notice/read.ts';
 import { sesNotificationOf } from './notice/ses.ts';
 import { addressesIn } from './notice/text.ts';
+import { isOutOfOfficeText } from './out-of-office.ts';
 import { parseFeedbackReport } from './reports.ts';
 
 /** Why a recipient's delivery failed (notice/reasons.ts has the phrases and the hard/soft rule; docs/inbound.md the table). */
@@ -41,9 +42,9 @@ export type Classified =
 
 const first = (value: string | undefined) => (value ?? '').split(';')[0]!.trim().toLowerCase();
 
-/** Subjects automatic answers are written with, in the languages most seen in B2B mail. */
+/** Subjects automatic answers are written with, in the languages the reply rules read (English, German, French, Spanish, Italian, Dutch, Portuguese). */
 const AUTO_SUBJECT =
-  /^\s*(automatic reply|auto[- ]?reply|autoreply|auto:|out of (the )?office|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|automatisch antwoord)/i;
+  /^\s*(automatic reply|auto[- ]?reply|autoreply|auto:|out of (the )?office|abwesenheitsnotiz|abwesenheit:|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|fuori ufficio|automatisch antwoord|afwezigheidsbericht|resposta autom[áa]tica|aus[êe]ncia tempor[áa]ria|fora do escrit[óo]rio)/i;
 
 /**
  * RFC 3834 §5: Auto-Submitted other than "no" marks an automatic message;
@@ -103,7 +104,7 @@ export function classify(m: InboundMessage, mailboxEmail: string): Classified {
   if (complaint) return complaint;
   // A notice from a mail system is never a reply or an auto-reply, whatever its Auto-Submitted
   // (Exim writes auto-replied) or its In-Reply-To (Verizon, Apache James, fml thread it under the original).
-  if (isMailSystemNotice(m)) {
+  if (isMailSystemNotice(m, mailboxEmail)) {
     if (m.report && m.report.type !== 'delivery-status' && m.report.type !== 'global-delivery-status' && m.report.type !== '') return { kind: 'IGNORE', reason: `a ${m.report.type} report` };
     const recipients = readBounce(m, mailboxEmail);
     if (!recipients.length) return { kind: 'IGNORE', reason: 'a notice from a mail system without a failed recipient it names' };
@@ -114,6 +115,9 @@ export function classify(m: InboundMessage, mailboxEmail: string): Classified {
   if (m.from && m.from === mailboxEmail.toLowerCase()) return { kind: 'IGNORE', reason: 'sent from this mailbox' };
   const threadIds = threadIdsOf(m);
   if (isAutoReply(m)) return { kind: 'AUTO_REPLY', threadIds };
+  // Vacation programs that mark nothing (and older ones that write Precedence: junk): the words alone, when
+  // they are only about the absence; a person's answer beside them keeps it a reply.
+  if (isOutOfOfficeText(m.text)) return { kind: 'AUTO_REPLY', threadIds };
   if (isBulk(m)) return { kind: 'IGNORE', reason: 'bulk or list mail' };
   return { kind: 'REPLY', threadIds };
 }

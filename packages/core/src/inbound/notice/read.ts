@@ -17,7 +17,7 @@ import { deliveryStatusBlocks } from '../reports.ts';
 import { inlineOriginalOf } from './original.ts';
 import { looksLikeSes, sesNotificationOf } from './ses.ts';
 import type { BouncedRecipient } from '../classify.ts';
-import { isHard, reasonOf } from './reasons.ts';
+import { isHard, reasonGroup, reasonOf } from './reasons.ts';
 import { addressOfToken, addressesIn } from './text.ts';
 
 const DIAGNOSTIC_MAX = 300;
@@ -36,22 +36,64 @@ const NOTICE_SUBJECT =
 const first = (value: string | undefined) => (value ?? '').split(';')[0]!.trim().toLowerCase();
 
 /**
- * A notice from a mail system rather than a person: a mail system's sender
- * (MAILER-DAEMON, postmaster, Mail Delivery Subsystem), a null return path, a
- * report, or the headers MTAs add to bounces. Such a message is never a reply
- * and never an auto-reply, whatever its Auto-Submitted or In-Reply-To say.
+ * Display names mail systems sign their notices with, in the languages their
+ * owners set them to ("Mail Delivery Subsystem", "E-Mail-Zustellsystem",
+ * "Système de remise du courrier"...). "Postmaster" alone is left out: people
+ * put it in their own names ("Erik (Postmaster team lead)").
  */
-export function isMailSystemNotice(m: InboundMessage): boolean {
+const SYSTEM_DISPLAY =
+  /mailer[- ]?daemon|mail delivery (subsystem|system|service)|(e-?mail|mail)[- ]?(zustell|auslieferungs)(system|dienst)|syst[eè]me (de (distribution|remise|livraison)|d'acheminement)|service de (distribution|remise) du courrier|sistema (de entrega|de correo|di consegna|de distribui[cç][aã]o)|subsistema de entrega|(e-?mail|mail)[- ]?bezorg(ing|systeem|dienst)|メール(配信|システム|管理)|почтов(ая|ый) (служба|система|демон)/i;
+
+/**
+ * Words a notice uses when it reports a failure: an enhanced status code, an
+ * SMTP reply code where a server's answer starts (a line's start, after
+ * "said:" or "<<<"; not "we have 450 people"), or a failure phrase, in
+ * the languages notices are written in. Alone they prove nothing (a person
+ * may quote "550 5.1.1"); they count beside a sign that a mail system wrote
+ * the message.
+ */
+const FAILURE_WORDS =
+  /\b[45]\.\d{1,3}\.\d{1,3}\b|^[ \t]*[45][0-5]\d(?=[ \t-])|(said|<<<|reply|response|error)[: ]{1,3}[45][0-5]\d(?=[\s-])|undeliver|(could|can)(n't|not| not) be delivered|not (been )?delivered|delivery (to [^\n]{1,80} )?(has )?failed|failed permanently|permanent (error|failure|fatal)|fatal errors?|user unknown|unknown (user|recipient)|no such (user|mailbox|address|recipient)|does not exist|mailbox (is )?(full|unavailable)|over ?quota|returned mail|unzustellbar|nicht zugestellt|konnte nicht zugestellt|non (remis|distribu)|n'a pas (pu )?[eé]t[eé] (remis|distribu)|no (se )?(pudo|ha podido) (ser )?entregar|no (fue|ha sido) entregado|niet (worden )?(bezorgd|afgeleverd)|onbestelbaar|n[aã]o (p[oô]de|foi poss[ií]vel) (ser )?entreg|non ([eè] stato possibile )?recapitat|送信できません|配信できません|届きませんでした|宛先不明|存在しません|不達/im;
+
+/** The recognised original the message returns: carrying a Message-ID, sent from this mailbox or answered by the message's own threading. */
+function returnsOurOriginal(m: InboundMessage, mailboxEmail: string): boolean {
+  const original = m.report?.original ?? m.original;
+  const id = original?.messageId?.toLowerCase();
+  if (!id) return false;
+  // A person's client quotes an original without its Message-ID (Gmail's "On ... wrote:", Outlook's
+  // "-----Original Message-----"): only a mail system hands the whole header block back.
+  return original!.from === mailboxEmail.toLowerCase() || m.inReplyTo.some((i) => i.toLowerCase() === id) || m.references.some((r) => r.toLowerCase() === id);
+}
+
+/**
+ * A notice from a mail system rather than a person, recognised by what it
+ * is rather than by a list of known senders:
+ * - what only a mail system writes: a report part, Amazon SES's JSON,
+ *   X-Failed-Recipients, a daemon's own address (MAILER-DAEMON, postmaster)
+ *   or a mail system's display name in any language;
+ * - or a sign of one beside the words of a failure (an SMTP or status code,
+ *   "could not be delivered", in the languages notices are written in): a
+ *   null return path, the original this mailbox sent handed back with its
+ *   headers (list managers such as fml and Apache James, Japanese carriers'
+ *   gateways, attached or quoted), a notice's subject from a no-reply sender.
+ * Such a message is never a reply and never an auto-reply, whatever its
+ * Auto-Submitted or In-Reply-To say. Words of failure alone never make one:
+ * a person may quote a bounce in their own answer.
+ */
+export function isMailSystemNotice(m: InboundMessage, mailboxEmail = ''): boolean {
   if (m.report || looksLikeSes(m)) return true;
   const h = m.headers;
   if (h['x-failed-recipients'] !== undefined) return true;
-  const returnPath = (h['return-path'] ?? '').trim().toLowerCase();
-  if (returnPath === '<>' || returnPath === '<null>' || /^<?mailer-daemon\b/.test(returnPath)) return true;
   const local = (m.from ?? '').split('@')[0] ?? '';
-  // The daemons' own names are notices; a no-reply, bounce or root sender (newsletters use them too) only with a notice's subject, below.
   if (DAEMON_LOCAL.test(local)) return true;
-  if (m.fromName && /mailer[- ]?daemon|mail delivery (subsystem|system)/i.test(m.fromName)) return true;
+  if (m.fromName && SYSTEM_DISPLAY.test(m.fromName)) return true;
   if (!m.from && /mailer[- ]?daemon/i.test(h.from ?? '')) return true;
+  const returnPath = (h['return-path'] ?? '').trim().toLowerCase();
+  if (/^<?mailer-daemon\b/.test(returnPath)) return true;
+  // RFC 3834 §3.3 asks automatic answers to use a null return path too: an out-of-office must not pass for a notice.
+  const failing = () => FAILURE_WORDS.test(noticeText(m).slice(0, 8 * 1024)) || FAILURE_WORDS.test(m.subject);
+  if ((returnPath === '<>' || returnPath === '<null>') && failing()) return true;
+  if (mailboxEmail && returnsOurOriginal(m, mailboxEmail) && failing()) return true;
   // A no-reply or bounce sender is a notice only when its subject or Auto-Submitted says so.
   const automatic = first(h['auto-submitted']) !== '' && first(h['auto-submitted']) !== 'no';
   return NOTICE_SUBJECT.test(m.subject) && (automatic || SYSTEM_LOCAL.test(local) || SYSTEM_NAME.test(m.fromName ?? ''));
@@ -144,7 +186,12 @@ function recipientOf(recipient: string, action: string, status: string | undefin
   let reason = reasonOf(diagnostic.replaceAll(recipient, ' '), inferred);
   if (reason === 'unknown') reason = reasonOf(notice.replaceAll(recipient, ''), inferred);
   const diag = oneLine(diagnostic);
-  return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard: isHard(reason, inferred, action) };
+  // The receiving server's own answer says more than the report's summary of it: a 421 or 450 it gave is a
+  // temporary refusal even when the sending MTA, having given up, reports failed 5.x.x (decisions: a status
+  // "or text" showing a temporary cause is soft). Causes that name a dead address stay hard whatever the class.
+  const answered = REPLY_CODE.exec(diagnostic)?.[1];
+  const hard = isHard(reason, inferred, action) && !(answered === '4' && reasonGroup(reason) === 'policy');
+  return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard };
 }
 
 /**
@@ -190,7 +237,10 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
   }
 
   // A success notice without a report names delivered recipients, not failed ones.
-  if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject))) return [];
+  // A text that also quotes a permanent failure ("... while your message was delivered to the following address:
+  // 550 5.1.1 User unknown") is not a success, whatever else its sentences say.
+  const permanentCode = /\b5\.\d{1,3}\.\d{1,3}\b|(^|[\s:(\[<>"])5[0-5]\d(?=[\s-])/.test(text);
+  if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject) && !permanentCode)) return [];
 
   // 2. X-Failed-Recipients (Exim, Google), with the prose's words about each.
   const listed = addressesIn(m.headers['x-failed-recipients'], RECIPIENTS_MAX);
