@@ -137,6 +137,8 @@ export const functions = {
       { method: 'POST', path: '/v1/leads/imports', rate: 'import' },
       { method: 'GET', path: '/v1/leads/imports/{importId}' },
       { method: 'GET', path: '/v1/leads/{id}/next-send' },
+      { method: 'GET', path: '/v1/leads/{id}/conversation' },
+      { method: 'POST', path: '/v1/leads/{id}/messages' },
       { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none' },
       { method: 'DELETE', path: '/v1/leads/erase', body: 'json' },
       { method: 'DELETE', path: '/v1/leads/{id}' },
