@@ -52,7 +52,11 @@ export function sentMessageItem(leadId: string, atMs: number, m: { step: number 
   return { ...messageKey(leadId, atMs, m.jobId), direction: 'out', ...m, subject: m.subject.slice(0, 1000), text: keptText(m.text), at: new Date(atMs).toISOString() };
 }
 
-/** The item of a reply received: keyed by its arrival and its record's id, so a message read twice writes the same item. */
-export function replyMessageItem(leadId: string, atMs: number, m: { replyId: string; fromEmail: string; subject: string; text: string; headerId?: string }): Item {
-  return { ...messageKey(leadId, atMs, m.replyId), direction: 'in', ...m, subject: m.subject.slice(0, 1000), text: keptText(m.text), at: new Date(atMs).toISOString() };
+/**
+ * The item of a reply received, `at` its arrival (the IMAP server's time, as the reply's row shows it). It
+ * is ordered by the engine's time when it was read (`readAt`), on the same clock as the sends, so a reply
+ * always follows the email it answers, whatever the server's clock says.
+ */
+export function replyMessageItem(leadId: string, readAt: number, m: { replyId: string; fromEmail: string; subject: string; text: string; at: number; headerId?: string }): Item {
+  return { ...messageKey(leadId, readAt, m.replyId), direction: 'in', ...m, subject: m.subject.slice(0, 1000), text: keptText(m.text), at: new Date(m.at).toISOString() };
 }

@@ -9,7 +9,7 @@ import { ConditionFailedError } from '../errors.ts';
 import type { Item } from '../ports/store.ts';
 import { fromItem as jobFromItem } from '../sending/job.entity.ts';
 import { move } from '../sending/jobs.ts';
-import { answerKeysOfLead, answersOfLead, messageKey, messagesOfLead } from './keys.ts';
+import { answerKeysOfLead, answersOfLead, messagesOfLead } from './keys.ts';
 
 /** Where an erased message's sender stood: the lead's placeholder address, as its reply row shows. */
 const erasedFrom = (leadId: string) => `erased-${leadId}@erased.invalid`;
@@ -25,13 +25,9 @@ export async function forgetConversation(deps: Pick<Deps, 'store'>, leadId: stri
 /** One reply's text, when the erase of its sender reaches it under another lead (a colleague answering in a lead's thread). */
 export async function forgetReplyText(deps: Pick<Deps, 'store'>, reply: Item): Promise<void> {
   const leadId = String(reply.leadId ?? '');
-  const at = Date.parse(String(reply.receivedAt ?? ''));
-  if (!leadId || !Number.isFinite(at)) return;
-  try {
-    await deps.store.update(messageKey(leadId, at, String(reply.id)), { set: { text: '', subject: '', fromEmail: erasedFrom(leadId) }, remove: ['headerId'], if: { itemExists: true } });
-  } catch (err) {
-    if (!(err instanceof ConditionFailedError)) throw err;
-  }
+  if (!leadId || reply.kind !== 'REPLY') return;
+  // Its item is ordered by when it was read, which the reply's row does not hold: found in the lead's messages (an erase is rare).
+  for (const item of await queryAll(deps.store, messagesOfLead(leadId))) if (item.replyId === reply.id) await blank(deps, item, leadId);
 }
 
 async function blank(deps: Pick<Deps, 'store'>, item: Item, leadId: string): Promise<void> {

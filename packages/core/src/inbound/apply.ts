@@ -270,7 +270,7 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
         ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
         // The whole text for the lead's conversation, in an item of its own: the reply row stays small for the lists.
-        { put: replyMessageItem(lead.id, m.receivedAt, { replyId: id, fromEmail: r.fromEmail, subject: r.subject, text: m.bodyText ?? m.text, ...(m.messageId ? { headerId: m.messageId } : {}) }) },
+        { put: replyMessageItem(lead.id, deps.clock.now(), { replyId: id, fromEmail: r.fromEmail, subject: r.subject, text: m.bodyText ?? m.text, at: m.receivedAt, ...(m.messageId ? { headerId: m.messageId } : {}) }) },
       ]);
       const moved = await facts.replied(deps, lead, m.receivedAt);
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
