@@ -93,6 +93,21 @@ describe('the text kept and the conversation', () => {
     expect(await queryAll(deps.store, messagesOfLead(leadId))).toHaveLength(0);
     expect(await queryAll(deps.store, { ...answersOfLead(leadId) })).toHaveLength(0);
   });
+
+  it('erasing a colleague who answered in the lead’s thread empties that reply’s text there', async () => {
+    const deps = unitDeps();
+    const { leadId, box, messageIds } = await replied(deps);
+    const colleague = message({ from: 'cy@client.com', inReplyTo: [messageIds['ann@client.com']!], messageId: 'cy-1@client.com', text: 'Cy here, I handle this for Ann.' });
+    await applyMessages(deps, await mailboxes.get(deps, box.id), [colleague]);
+    expect((await conversation(deps, leadId, {})).messages.map((m) => m.text)).toContain('Cy here, I handle this for Ann.');
+    await leads.erase(deps, { email: 'cy@client.com' });
+    const after = (await conversation(deps, leadId, {})).messages;
+    expect(after).toHaveLength(3);
+    expect(after[2]).toMatchObject({ direction: 'in', text: '', subject: '' });
+    expect(JSON.stringify(after)).not.toContain('cy@client.com');
+    // Ann's own reply is hers, and stays.
+    expect(after[1]!.text).toContain('Tuesday');
+  });
 });
 
 describe('a person’s answer', () => {

@@ -82,7 +82,8 @@ export async function conversation(deps: Pick<Deps, 'store'>, leadId: string, qu
       ? { direction: 'out', step: m.step, messageId: m.messageId, subject: m.subject, text: m.text, at: m.at }
       : { direction: 'in', replyId: m.replyId, fromEmail: m.fromEmail, subject: m.subject, text: m.text, at: m.at, status: statuses.get(m.replyId) ?? 'NEEDS_REVIEW' },
   );
-  const more = taken.length < rows.length || Boolean(page.cursor && rows.length > q.limit);
+  // What was read past the page (one more than the limit, or what the size cut off) says another page follows.
+  const more = taken.length < rows.length;
   return { leadId, campaignId: lead.campaignId, mailboxId: lead.mailboxId ?? null, messages, nextCursor: more && taken.length ? cursorOf(String(taken[taken.length - 1]!.sk)) : null };
 }
 
