@@ -39,8 +39,11 @@ export const AnswerJob = Job.extend({
   answerSubject: z.string().default(''),
   /** The thread's Message-IDs, oldest first; the last is the message answered (In-Reply-To). */
   thread: z.array(z.string()).default([]),
-  /** Chosen when the answer was asked for, so the 202 names the id the email goes with. */
-  messageId: z.string(),
+  /**
+   * Chosen when the answer was asked for, so the 202 names the id the email goes with. A field of its own:
+   * the claim's `messageId` is dropped when a dead claim is made due again, this one never is.
+   */
+  answerMessageId: z.string(),
 });
 export type AnswerJob = z.infer<typeof AnswerJob>;
 export const answerOf = (job: unknown): AnswerJob => AnswerJob.parse(job);
@@ -89,7 +92,7 @@ async function composeAnswer(
 ): Promise<Composed> {
   const url = await unsubscribeUrl(deps, lead, campaign);
   const email = wrapEmail({ mailbox, domain, to: lead.email, subject: job.answerSubject, body: job.body, unsubscribeUrl: url, aiDisclosure: false, thread: job.thread });
-  return { aiGenerated: false, subject: job.answerSubject, email: { ...email, messageId: job.messageId } };
+  return { aiGenerated: false, subject: job.answerSubject, email: { ...email, messageId: job.answerMessageId } };
 }
 
 /**
@@ -102,10 +105,10 @@ export async function answerSent(deps: Deps, job: AnswerJob, mailboxId: string, 
   const now = deps.clock.now();
   const sentAt = new Date(now).toISOString();
   const unconfirmed = Boolean(how.unconfirmed);
-  const event = await eventOps(deps, 'email.sent', { leadId: job.leadId, campaignId: job.campaignId, mailboxId, step: null, messageId: job.messageId, sentAt }, job.id);
+  const event = await eventOps(deps, 'email.sent', { leadId: job.leadId, campaignId: job.campaignId, mailboxId, step: null, messageId: job.answerMessageId, sentAt }, job.id);
   const base: TransactOp[] = [
     ...sentJobOps(job, { sentAt, subject: job.answerSubject }, unconfirmed),
-    { put: { ...sentMessageKey(job.messageId), jobId: job.id, leadId: job.leadId, campaignId: job.campaignId, mailboxId } },
+    { put: { ...sentMessageKey(job.answerMessageId), jobId: job.id, leadId: job.leadId, campaignId: job.campaignId, mailboxId } },
   ];
   const row = await deps.store.get(leadKey(job.leadId));
   const lead = row && leadFromItem(row);
@@ -114,11 +117,11 @@ export async function answerSent(deps: Deps, job: AnswerJob, mailboxId: string, 
         {
           update: leadKey(lead.id),
           change: {
-            set: { thread: { firstSubject: lead.thread?.firstSubject ?? job.answerSubject, messageIds: [...(lead.thread?.messageIds ?? []), job.messageId] }, lastSentAt: sentAt },
+            set: { thread: { firstSubject: lead.thread?.firstSubject ?? job.answerSubject, messageIds: [...(lead.thread?.messageIds ?? []), job.answerMessageId] }, lastSentAt: sentAt },
             if: leadLives,
           },
         },
-        { put: sentMessageItem(lead.id, now, { step: null, messageId: job.messageId, subject: job.answerSubject, text: how.text, jobId: job.id }) },
+        { put: sentMessageItem(lead.id, now, { step: null, messageId: job.answerMessageId, subject: job.answerSubject, text: how.text, jobId: job.id }) },
       ]
     : [];
   try {

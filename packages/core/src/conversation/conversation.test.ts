@@ -18,6 +18,8 @@ import { message, sentTo } from '../testing/inbound-fixtures.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { dailyCapKey, jobKey } from '../sending/keys.ts';
 import { sendJob } from '../sending/sender.ts';
+import { dispatch } from '../sending/dispatcher.ts';
+import { getJob, moveOps } from '../sending/jobs.ts';
 import { answer, conversation } from './index.ts';
 import { MAX_TEXT_BYTES } from './entity.ts';
 import { answersOfLead, messagesOfLead } from './keys.ts';
@@ -200,5 +202,40 @@ describe('a person’s answer', () => {
     expect(await deps.store.get(jobKey(jobId))).toMatchObject({ state: 'SENT', unconfirmed: true });
     expect(await drain(deps)).toBe('ignored');
     expect((await conversation(deps, leadId, {})).messages.at(-1)).toMatchObject({ direction: 'out', step: null });
+  });
+
+  it('a sender that died after SMTP began: the dispatcher takes the answer as sent, never sends it again', async () => {
+    const deps = unitDeps();
+    const { leadId } = await replied(deps);
+    const sentBefore = deps.mailer.sent.length;
+    const { messageId } = await answer(deps, leadId, { text: 'Died mid-send.' });
+    const id = deps.queued.at(-1)!.jobId;
+    const queued = (await getJob(deps, id))!;
+    // The claim and the start of SMTP as a sender leaves them when it is killed before the record.
+    await deps.store.transact(
+      moveOps(queued, 'CLAIMED', { set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId, smtpStartedAt: deps.wallClock.now(), attempts: 1 }, wallNow: deps.wallClock.now() }),
+    );
+    await dispatch(deps, { requeueAll: true });
+    expect(await getJob(deps, id)).toMatchObject({ state: 'SENT', unconfirmed: true, messageId });
+    expect(await drain(deps)).toBe('ignored');
+    expect(deps.mailer.sent.length).toBe(sentBefore);
+    // Its conversation copy keeps the person's words (the footer was never stored before the crash).
+    expect((await conversation(deps, leadId, {})).messages.at(-1)).toMatchObject({ direction: 'out', step: null, messageId, text: 'Died mid-send.' });
+  });
+
+  it('a sender that died before SMTP began: the claim is due again and the answer goes once', async () => {
+    const deps = unitDeps();
+    const { leadId } = await replied(deps);
+    const sentBefore = deps.mailer.sent.length;
+    const first = await answer(deps, leadId, { text: 'Died before SMTP.' });
+    const id = deps.queued.at(-1)!.jobId;
+    const queued = (await getJob(deps, id))!;
+    await deps.store.transact(moveOps(queued, 'CLAIMED', { set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId: first.messageId, attempts: 1 }, wallNow: deps.wallClock.now() - 3_600_000 }));
+    await dispatch(deps, { requeueAll: true });
+    const again = deps.queued.filter((m) => m.jobId === id).at(-1)!;
+    expect(await sendJob(deps, id, { ref: again.ref })).toBe('sent');
+    expect(deps.mailer.sent.length).toBe(sentBefore + 1);
+    // With the Message-ID its 202 named, though the dead claim's was dropped.
+    expect(deps.mailer.sent.at(-1)!.email.messageId).toBe(first.messageId);
   });
 });

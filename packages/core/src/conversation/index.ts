@@ -146,7 +146,7 @@ export async function answer(deps: Deps, leadId: string, body: unknown, idempote
       dueAt: now,
       mailboxId: mailbox.id,
       domainId: mailbox.domainId,
-      fields: { leadId, campaignId: lead.campaignId, body: input.text, answerSubject: input.subject ?? answering(lead.thread?.firstSubject ?? ''), thread, messageId },
+      fields: { leadId, campaignId: lead.campaignId, body: input.text, answerSubject: input.subject ?? answering(lead.thread?.firstSubject ?? ''), thread, answerMessageId: messageId },
     },
     now,
   );
