@@ -126,6 +126,8 @@ export const functions = {
     // Checks a webhook's signature with its campaign's secret.
     opens: ['webhook-secret'],
     uses: ['uploads'],
+    // A person's answer (POST /v1/leads/{id}/messages) is queued at once, not at the dispatcher's next tick.
+    enqueues: true,
     // An import answers within 20 s and hands the rest to the import worker; 50,000 rows are read in about 2 s.
     timeoutSeconds: 29,
     memoryMb: 1024,
@@ -137,6 +139,8 @@ export const functions = {
       { method: 'POST', path: '/v1/leads/imports', rate: 'import' },
       { method: 'GET', path: '/v1/leads/imports/{importId}' },
       { method: 'GET', path: '/v1/leads/{id}/next-send' },
+      { method: 'GET', path: '/v1/leads/{id}/conversation' },
+      { method: 'POST', path: '/v1/leads/{id}/messages' },
       { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none' },
       { method: 'DELETE', path: '/v1/leads/erase', body: 'json' },
       { method: 'DELETE', path: '/v1/leads/{id}' },

@@ -24,6 +24,8 @@ import { EraseInput, ListQuery as LeadListQuery } from '@outbound/core/lead/inde
 import { LeadInput } from '@outbound/core/lead/lead.schema';
 import { LeadPageView, LeadView } from '@outbound/core/lead/lead.view';
 import { NextSendView } from '@outbound/core/sending/next-send.view';
+import { AnswerInput, ConversationQuery } from '@outbound/core/conversation/index';
+import { AnswerView, ConversationView } from '@outbound/core/conversation/conversation.view';
 import { UploadInput } from '@outbound/core/lead/import/index';
 import { ImportResultView, UploadTicketView } from '@outbound/core/lead/import/view';
 import { CreateMailbox, UpdateMailbox } from '@outbound/core/mailbox/mailbox.schema';
@@ -53,6 +55,8 @@ interface RouteDoc {
   errors?: number[];
   /** A refusal whose body says more than `{ error }`: the status and the component it follows. */
   errorBodies?: Record<number, ComponentName>;
+  /** Request headers the route reads, each optional. */
+  headers?: Record<string, string>;
 }
 
 const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
@@ -96,6 +100,19 @@ const ROUTES: Record<string, RouteDoc> = {
   'POST /v1/leads/imports': { summary: 'Start an import whose file goes to a signed upload link (files over 4 MB on AWS)', body: UploadInput, ok: [201, UploadTicketView], errors: [413, 422, 429] },
   'GET /v1/leads/imports/{importId}': { summary: 'An import’s progress and counts', ok: [200, ImportResultView], errors: [404] },
   'GET /v1/leads/{id}/next-send': { summary: 'When the lead’s next email may start, and every rule holding it now', ok: [200, NextSendView], errors: [404] },
+  'GET /v1/leads/{id}/conversation': {
+    summary: 'The lead’s conversation, oldest first: every email sent to it and every reply, with their text (pages of `limit`, at most 200, and at most about 4 MB)',
+    query: ConversationQuery,
+    ok: [200, ConversationView],
+    errors: [404, 422],
+  },
+  'POST /v1/leads/{id}/messages': {
+    summary: 'Answer the lead from its pinned mailbox, in its thread, through the one send path (Idempotency-Key header: a repeat answers the first 202 and sends nothing more)',
+    body: AnswerInput,
+    ok: [202, AnswerView],
+    errors: [404, 409, 422],
+    headers: { 'Idempotency-Key': 'Any string of 1 to 255 characters: a repeat for the same lead answers the first request’s 202 and sends nothing more' },
+  },
   'POST /v1/leads/{id}/suppress': { summary: 'Suppress a lead’s address everywhere', ok: [200, LeadView], errors: [404] },
   'DELETE /v1/leads/erase': { summary: 'Erase an address from every campaign (it stays suppressed)', body: EraseInput, ok: [200, z.object({ erased: z.int() })], errors: [422] },
   'DELETE /v1/leads/{id}': { summary: 'Delete one lead row', ok: [204, 'none'], errors: [404] },
@@ -182,7 +199,8 @@ function generic(route: ResolvedRoute): number[] {
 }
 
 function operation(route: ResolvedRoute, d: RouteDoc): Json {
-  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: str }));
+  const params: Json[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: str }));
+  for (const [name, description] of Object.entries(d.headers ?? {})) params.push({ name, in: 'header', required: false, description, schema: { type: 'string', minLength: 1, maxLength: 255 } });
   if (d.query) {
     const q = requestSchema(d.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: s as typeof str });

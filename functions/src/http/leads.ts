@@ -1,5 +1,6 @@
 import * as leads from '@outbound/core/lead/index';
 import { nextSend } from '@outbound/core/sending/next-send';
+import { answer, conversation } from '@outbound/core/conversation/index';
 import { getImport, importCsv, requestUpload } from '@outbound/core/lead/import/index';
 import { uploadsKit } from '../lib/kits/uploads.ts';
 import { httpHandler } from '../lib/middleware.ts';
@@ -20,6 +21,8 @@ export const handler = httpHandler({
   'POST /v1/leads/imports': async ({ deps, body }) => ({ status: 201, body: await requestUpload(deps, body ?? {}) }),
   'GET /v1/leads/imports/{importId}': async ({ deps, params }) => ({ status: 200, body: await getImport(deps, params.importId!) }),
   'GET /v1/leads/{id}/next-send': async ({ deps, params }) => ({ status: 200, body: await nextSend(deps, params.id!) }),
+  'GET /v1/leads/{id}/conversation': async ({ deps, params, query }) => ({ status: 200, body: await conversation(deps, params.id!, query) }),
+  'POST /v1/leads/{id}/messages': async ({ deps, params, body, headers }) => ({ status: 202, body: await answer(deps, params.id!, body ?? {}, headers['idempotency-key']) }),
   'POST /v1/leads/{id}/suppress': async ({ deps, params }) => ({ status: 200, body: await leads.suppress(deps, params.id!) }),
   'DELETE /v1/leads/erase': async ({ deps, body }) => ({ status: 200, body: await leads.erase(deps, body ?? {}) }),
   'DELETE /v1/leads/{id}': async ({ deps, params }) => {

@@ -8,8 +8,9 @@ import { campaignStep } from './sending/campaign-send.ts';
 import type { Job } from './sending/job.entity.ts';
 import type { JobKind } from './sending/job-kind.ts';
 import { placementProbe } from './placement/probe.ts';
+import { answerKind } from './conversation/answer-send.ts';
 
-const KINDS: JobKind[] = [campaignStep, placementProbe];
+const KINDS: JobKind[] = [campaignStep, placementProbe, answerKind];
 const byName = new Map(KINDS.map((k) => [k.name, k]));
 
 /** A kind by the name a job or a message carries; a job without one is a campaign step, as jobs always were. */

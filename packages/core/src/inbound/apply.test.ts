@@ -150,6 +150,16 @@ describe('applying inbound messages', () => {
             return target.put(...args);
           };
         }
+        // A reply's record goes in one transaction with its conversation copy.
+        if (prop === 'transact') {
+          return async (...args: Parameters<typeof store.transact>) => {
+            if (args[0].some((op) => 'put' in op && op.put.fromEmail === 'bob@client.com')) {
+              refusals++;
+              throw new Error('the store refused');
+            }
+            return target.transact(...args);
+          };
+        }
         const value = Reflect.get(target, prop) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },

@@ -29,6 +29,7 @@ import { readReply, type ReplyReading } from './reading/index.ts';
 import { aiReaderOf, aiReadItem } from './reply-ai.ts';
 import { referralKey } from './keys.ts';
 import { removalRequested } from './replies.ts';
+import { replyMessageItem } from '../conversation/entity.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
 
@@ -268,6 +269,8 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         ...(await eventOps(deps, 'reply.received', { replyId: id, status, leadId: lead.id, campaignId: lead.campaignId, mailboxId, fromEmail: r.fromEmail, subject: r.subject, snippet: r.snippet, receivedAt: r.receivedAt }, `INBOUND#${id}`)),
         ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
         ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
+        // The whole text for the lead's conversation, in an item of its own: the reply row stays small for the lists.
+        { put: replyMessageItem(lead.id, deps.clock.now(), { replyId: id, fromEmail: r.fromEmail, subject: r.subject, text: m.bodyText ?? m.text, at: m.receivedAt, ...(m.messageId ? { headerId: m.messageId } : {}) }) },
       ]);
       const moved = await facts.replied(deps, lead, m.receivedAt);
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.

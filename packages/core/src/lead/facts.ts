@@ -19,6 +19,7 @@ import type { Campaign } from '../campaign/entity.ts';
 import { campaignKey, counter } from '../campaign/keys.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
 import { sentMessageKey } from '../inbound/keys.ts';
+import { sentMessageItem } from '../conversation/entity.ts';
 import { cancelOpenJobs, createJobOps, foldCounters, sentJobOps } from '../sending/jobs.ts';
 import { followUpAt, sendWindow } from '../sending/due.ts';
 import { jobKey } from '../sending/keys.ts';
@@ -46,6 +47,8 @@ export interface SentEmail {
   pair: BreakerPair;
   /** The outcome was unknown and is taken as sent: the job says so and the queue counts it. */
   unconfirmed?: boolean;
+  /** The plain text as sent, kept for the conversation; absent when only the claim is left to record from (a crash), which never stored it. */
+  text?: string;
 }
 
 /**
@@ -98,6 +101,8 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
       ...sentJobOps(s.job, { sentAt, subject: s.subject, aiGenerated: s.aiGenerated }, unconfirmed),
       ...ops,
       ...counted,
+      // The conversation's copy goes with the lead's own update, so an erased or deleted lead never gets its words back.
+      { put: sentMessageItem(lead.id, now, { step, messageId: s.messageId, subject: s.subject, text: s.text ?? '', jobId: s.job.id }) },
       ...(next && SENDABLE.has(lead.status)
         ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: followUpAt(now, next.waitDays), open: sendWindow(s.campaign.schedule, lead.customFields), mailboxId, domainId: s.mailbox.domainId }, now)
         : []),

@@ -24,6 +24,7 @@ import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
 import { eraseLeadEvents, eraseReplySender } from '../webhooks/events.ts';
 import { eraseReferralsTo, forgetReplyParts } from '../inbound/erase.ts';
+import { deleteConversation, forgetConversation, forgetReplyText } from '../conversation/erase.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -246,6 +247,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
     await eraseInbound(deps, lead.id);
     await eraseLeadEvents(deps, lead.id);
     await forgetSubjects(deps, lead.id);
+    await forgetConversation(deps, lead.id);
     try {
       await deps.store.transact([
         {
@@ -296,8 +298,9 @@ async function eraseInboundFrom(deps: Pick<Deps, 'store' | 'keys'>, email: strin
 }
 
 async function blankInbound(deps: Pick<Deps, 'store' | 'keys'>, item: Item, leadId: string): Promise<void> {
-  // The referral's pointer and the AI's waiting words first: the record still names them if this stops halfway.
+  // The referral's pointer, the AI's waiting words and the conversation's copy first: the record still names them if this stops halfway.
   await forgetReplyParts(deps, item);
+  await forgetReplyText(deps, item);
   await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', referral: null, erased: true }, remove: ['returnDate', 'fromHash', ...withoutSenderIndex()] });
 }
 
@@ -326,6 +329,7 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
     }
   }
   await forgetSubjects(deps, id);
+  await deleteConversation(deps, id);
   // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
   for (const item of await queryAll(deps.store, inboundOfLead(id))) {
     await forgetReplyParts(deps, item);

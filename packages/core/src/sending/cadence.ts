@@ -34,6 +34,11 @@ export function bookDailySendOp(mailbox: Mailbox, day: string): TransactOp {
   return { update: dailyCapKey(mailbox.id, day), change: { add: { count: 1 }, if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: dailyCapOf(mailbox) }] } } };
 }
 
+/** Counts one send for the day without the cap's condition: a person's answer is counted, never refused. */
+export function countDailySendOp(mailboxId: string, day: string): TransactOp {
+  return { update: dailyCapKey(mailboxId, day), change: { add: { count: 1 } } };
+}
+
 /** Gives back a booked send that never reached the recipient's server (a retry, a lost claim). */
 export async function refundDailySend(deps: Pick<Deps, 'store'>, mailboxId: string, day: string): Promise<void> {
   await deps.store.update(dailyCapKey(mailboxId, day), { add: { count: -1 } });

@@ -91,6 +91,7 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
       messageId: composed.email.messageId,
       aiGenerated: composed.aiGenerated,
       pair: pairFromItem(read.get(pairKey(campaign.id, mailbox.id))),
+      text: composed.email.text,
       ...(unconfirmed ? { unconfirmed } : {}),
     });
 

@@ -13,7 +13,7 @@ import { utcDay } from '../guardrails/breaker.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { addressHash } from '../suppression/index.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
-import { bookDailySendOp, bookSlotOp } from './cadence.ts';
+import { bookDailySendOp, bookSlotOp, countDailySendOp } from './cadence.ts';
 import type { Composed } from './compose.ts';
 import { moveOps } from './jobs.ts';
 import type { Job } from './job.entity.ts';
@@ -30,7 +30,10 @@ export type Held = Job & { claimId: string };
  * senders never both send, and a slot, a cap, a breaker, an unsubscribe or a
  * reply that changed since the read wins.
  */
-export async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string } }): Promise<Claim> {
+export async function claimFor(
+  deps: Deps,
+  c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string }; unthrottled?: boolean },
+): Promise<Claim> {
   const { job, plan, mailbox, composed } = c;
   const mailboxId = mailbox.id;
   const claimId = randomUUID();
@@ -42,12 +45,17 @@ export async function claimFor(deps: Deps, c: { job: Job; plan: SendPlan; mailbo
     remove: ['smtpStartedAt'],
     wallNow: deps.wallClock.now(),
   });
-  const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = [
-    ['slot', bookSlotOp(mailboxId, now, deps.random())],
-    ['cap', bookDailySendOp(mailbox, day)],
+  const rules: [Exclude<Claim, object | 'lost'>, TransactOp][] = c.unthrottled
+    ? // A person's answer counts toward the mailbox's day but is never refused for it, and books no cadence slot.
+      [['cap', countDailySendOp(mailboxId, day)]]
+    : [
+        ['slot', bookSlotOp(mailboxId, now, deps.random())],
+        ['cap', bookDailySendOp(mailbox, day)],
+      ];
+  rules.push(
     // The guardrail every send passes, whatever its planner checked: an unsubscribe that landed meanwhile wins.
     ['suppressed', { check: suppressionKey(await addressHash(deps, plan.to)), if: { itemExists: false } }],
-  ];
+  );
   if (plan.breakerCampaignId) {
     rules.push(['breaker', { check: pairKey(plan.breakerCampaignId, mailboxId), if: { or: [{ attr: 'tripped', exists: false }, { attr: 'tripped', op: '=', value: false }] } }]);
   }

@@ -81,6 +81,12 @@ export interface JobKind {
   name: string;
   /** How the queue status names it. */
   label: string;
+  /**
+   * A person is waiting for it (an answer to a reply): no queue pause, cadence floor or daily cap holds it,
+   * though the send still counts toward the mailbox's day, and it has no breaker or window (its plan sets none).
+   * Every guardrail on the email itself still applies, and so does the suppression list at the claim.
+   */
+  unthrottled?: boolean;
   /** The ids of the job its planner reads by; copied onto the queue message (with the kind and the mailbox) so one batch reads it all. */
   refOf(job: Job): JobRef;
   /** The items the planner needs, named from those fields. */

@@ -26,12 +26,12 @@ const SHORT_WAIT_MS = 1_000;
  * mailboxes or round the dispatcher and the queue, which would take longer
  * than the wait itself. The claim checks the slot again.
  */
-export async function chooseSoon(deps: Deps, plan: SendPlan, read: Reads, fits: (wallMs: number) => boolean): Promise<Choice> {
+export async function chooseSoon(deps: Deps, plan: SendPlan, read: Reads, fits: (wallMs: number) => boolean, unthrottled = false): Promise<Choice> {
   const soon = (slot: number) => {
     const wallMs = (slot - deps.clock.now()) / deps.config.timeScale;
     return wallMs <= SHORT_WAIT_MS && fits(wallMs) ? wallMs : undefined;
   };
-  const chosen = await chooseMailbox(deps, plan, read, deps.clock.now(), soon);
+  const chosen = await chooseMailbox(deps, plan, read, deps.clock.now(), soon, unthrottled);
   if ('mailbox' in chosen && chosen.wait) await new Promise((r) => setTimeout(r, Math.ceil(chosen.wait!)));
   return chosen;
 }
@@ -44,7 +44,7 @@ export type Choice = { mailbox: Mailbox; wait?: number } | { waitUntil: number }
  * first (the planned one) was read with the job; the others only when it is
  * not free, all in one batch.
  */
-async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: number, soon: (slot: number) => number | undefined): Promise<Choice> {
+async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: number, soon: (slot: number) => number | undefined, unthrottled: boolean): Promise<Choice> {
   let waitUntil = now + HOUR;
   for (const [i, mailboxId] of plan.mailboxIds.entries()) {
     await read.fetch(deps, (i === 0 ? [mailboxId] : plan.mailboxIds.slice(i)).flatMap((m) => mailboxReads(deps, m, read.at, plan.breakerCampaignId)));
@@ -55,6 +55,11 @@ async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: numbe
     }
     rememberDomain(deps, mailbox);
     if (!canSend(mailbox)) continue;
+    // A person's answer (job-kind.ts, unthrottled): neither today's cap nor the cadence slot holds it.
+    if (unthrottled) {
+      await read.fetch(deps, [domainKey(mailbox.domainId)]);
+      return { mailbox };
+    }
     if (plan.breakerCampaignId && pairFromItem(read.get(pairKey(plan.breakerCampaignId, mailboxId))).tripped) continue;
     if (dailySendsFromItem(read.get(dailyCapKey(mailboxId, utcDay(read.at)))).count >= dailyCapOf(mailbox)) {
       waitUntil = Math.min(waitUntil, nextUtcDay(now));

@@ -128,7 +128,8 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
 
-  if (queueSwitchFromItem(read.get(queueSwitchKey)).paused) return ctl.reschedule(job.dueAt);
+  // A paused queue holds campaign mail, not a person's answer (job-kind.ts, unthrottled).
+  if (!kind.unthrottled && queueSwitchFromItem(read.get(queueSwitchKey)).paused) return ctl.reschedule(job.dueAt);
   if (job.dueAt > now) return ctl.reschedule(job.dueAt);
 
   const plan = await kind.plan(deps, job, read, ctl);
@@ -146,7 +147,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   let composed: Composed | undefined;
   let composedFor = '';
   for (let round = 0; ; round++) {
-    const chosen = await chooseSoon(deps, plan, read, (wallMs) => !(opts.timeLeft && opts.timeLeft() < wallMs + SMTP_BUDGET_MS));
+    const chosen = await chooseSoon(deps, plan, read, (wallMs) => !(opts.timeLeft && opts.timeLeft() < wallMs + SMTP_BUDGET_MS), kind.unthrottled);
     now = deps.clock.now();
     if ('cancel' in chosen) return ctl.cancel(chosen.cancel);
     if ('waitUntil' in chosen) return unlessSuppressed(() => ctl.reschedule(chosen.waitUntil));
@@ -189,7 +190,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
     now = deps.clock.now();
     if (!openAt(ctl.open, now)) return unlessSuppressed(() => ctl.reschedule(now));
     composed = { ...composed, email: { ...composed.email, date: now } };
-    const claim = await claimFor(deps, { job, plan, mailbox, composed, keep });
+    const claim = await claimFor(deps, { job, plan, mailbox, composed, keep, unthrottled: kind.unthrottled });
     if (claim === 'lost') return 'ignored';
     if (claim === 'guard') return ctl.cancel(plan.guard!.reason);
     if (claim === 'suppressed') return endSuppressed();

@@ -34,8 +34,8 @@ const time = z.iso.datetime();
 /** Each event's `data` (docs/webhooks.md, Events), with when it is sent. */
 export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> = {
   'email.sent': {
-    when: 'An email of a campaign was accepted by its mailbox’s SMTP server (step 0 is the first email)',
-    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), step: z.int(), messageId: z.string(), sentAt: time }),
+    when: 'An email was accepted by its mailbox’s SMTP server: a campaign step (step 0 is the first email) or a person’s answer (step null)',
+    data: z.object({ leadId: z.string(), campaignId: z.string(), mailboxId: z.string(), step: z.int().nullable(), messageId: z.string(), sentAt: time }),
   },
   'reply.received': {
     when: 'A lead replied (not an out-of-office answer): every reply message, with the status the rules read from it',
