@@ -1,0 +1,25 @@
+/**
+ * One spelling for matching: people drop accents ("desinscrire"), phones
+ * curl apostrophes ("don’t") and German writes ß or ss. Rules match the
+ * folded text, so each pattern is written once, in lower case and without
+ * accents.
+ */
+export function fold(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/[\u2018\u2019\u02bc\u0060\u00b4]/g, "'")
+    .replace(/[\u201c\u201d\u00ab\u00bb\u201e]/g, '"')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/[ \t\u00a0]+/g, ' ');
+}
+
+/** A whole-word alternation for a pattern source: \b does not know accented letters, so words are bounded by non-letters. */
+export const W = (source: string) => String.raw`(?<![\p{L}\p{N}])(?:${source})(?![\p{L}\p{N}])`;
+
+/** Compiles a list of pattern sources (folded, lower case) into one whole-word regex; `g` for use with `affirmed`. */
+export function anyOf(sources: string[], flags: '' | 'g' = ''): RegExp {
+  return new RegExp(sources.map(W).join('|'), `u${flags}`);
+}

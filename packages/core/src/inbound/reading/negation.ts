@@ -1,0 +1,37 @@
+/**
+ * Negation in six languages: "not interested", "nicht interessiert", "pas
+ * intéressé", "no nos interesa", "geen interesse", "não temos interesse",
+ * "don't remove me". A match counts as affirmed only when none of these
+ * words stands just before it in the same clause (a comma or full stop ends
+ * the reach of a "no": "No problem, send it over" still asks for it).
+ */
+const NEGATORS = new Set([
+  'not', 'no', 'never', 'dont', 'nor', 'without', 'hardly',
+  'nicht', 'kein', 'keine', 'keinen', 'keiner', 'nie', 'niemals',
+  'ne', 'pas', 'jamais', 'sans',
+  'nunca', 'ni', 'tampoco',
+  'geen', 'niet', 'nooit',
+  'nao', 'nem', 'sem',
+]);
+const CLAUSE_END = /[.,;:!?¿¡\n()]/;
+/** How far back a negation reaches, in words. */
+const REACH = 3;
+
+/** True when a negation word stands within the few words before `index`, in the same clause. */
+export function negatedAt(text: string, index: number): boolean {
+  const before = text.slice(Math.max(0, index - 48), index);
+  let start = before.length;
+  while (start > 0 && !CLAUSE_END.test(before[start - 1]!)) start--;
+  const words = before.slice(start).trim().split(/\s+/).slice(-REACH);
+  return words.some((word) => NEGATORS.has(word) || word.endsWith("n't") || word === "n'");
+}
+
+/** Whether `re` (compiled with the g flag) matches somewhere in `text` without a negation just before. */
+export function affirmed(text: string, re: RegExp): boolean {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (!negatedAt(text, m.index)) return true;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return false;
+}

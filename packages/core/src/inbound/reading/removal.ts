@@ -1,0 +1,119 @@
+/**
+ * A request to stop, be removed or not be contacted again (a GDPR, AVG or
+ * LGPD erasure or objection included), in English, German, French, Spanish,
+ * Dutch and Portuguese. Missing one is a compliance failure, so the verbs
+ * are many; a false one unsubscribes a willing lead, so each pattern needs
+ * the object of the request (me, us, my address, the list, the emails), and
+ * a negation or a hypothetical just before it ("don't remove me", "I was
+ * about to hit unsubscribe") cancels it. Patterns read folded text (fold.ts).
+ */
+import { anyOf } from './fold.ts';
+import { negatedAt } from './negation.ts';
+
+const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data)|this (?:e-?mail(?: address)?|address|inbox)|our (?:e-?mail|address|details))`;
+const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequence|campaign|mailings?)`;
+
+const EN = [
+  String.raw`unsubscribe (?:me|us|this|my|our)`,
+  String.raw`(?:please|pls|plz|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i wish to|want to be|like to be|need to be) (?:(?!not |never |no )\w+ ){0,2}unsubscribed?`,
+  String.raw`(?:remove|delete|exclude|erase|purge|scrub) ${ME}`,
+  String.raw`(?:take|tkae|tak|get) ${ME} (?:off|of|out of)`,
+  String.raw`${ME} (?:off|of) (?:your|this|the|ur|all|any|these) (?:\w+ ){0,2}${LIST}`,
+  String.raw`stop (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|sending|writing|spamming|bothering|pestering|harassing|texting|calling|reaching out)`,
+  String.raw`(?:do not|don't|dont|never|pls don't|please don't) (?:ever )?(?:email|e-mail|mail|contact|write to|message|text|spam|reach out to) (?:me|us|this address)`,
+  String.raw`(?:do not|don't|dont|never) (?:ever )?(?:email|e-mail|mail|contact|write|message|spam|send (?:me |us )?(?:any|more|further|emails|messages)) (?:me |us )?(?:again|anymore|any more)`,
+  String.raw`no (?:more|further) (?:emails|e-mails|mails|messages|contact|outreach|follow-ups|follow ups)`,
+  String.raw`(?:don't|do not|dont) want (?:to (?:receive|get|hear)|any) (?:\w+ )?(?:more |further |any )?(?:emails|e-mails|mails|messages|from you)`,
+  String.raw`(?:don't|do not|dont) want to be contacted`,
+  String.raw`leave (?:me|us) alone`,
+  String.raw`opt (?:me|us) out|(?:i|we) (?:want to |would like to |wish to )?opt out|opt-out request`,
+  String.raw`(?:erase|delete|remove|purge) (?:all |any )?(?:of )?(?:my|our) (?:personal )?(?:data|details|information|info|records)`,
+  String.raw`(?:erase|delete|remove|purge) all (?:\w+ ){0,2}personal data`,
+  String.raw`right to (?:erasure|be forgotten|object)`,
+  String.raw`(?:article|art\.?) ?(?:17|21)(?: of the)? (?:uk )?(?:gdpr|dsgvo|rgpd|avg|lgpd)`,
+  String.raw`(?:do not|don't) (?:contact|email) list`,
+];
+
+const DE = [
+  String.raw`abmelden|abbestellen|austragen|abbestellung|abmeldung`,
+  String.raw`(?:tragen|melden|nehmen|streichen|entfernen|loschen) sie (?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten))`,
+  String.raw`(?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten)) (?:bitte )?(?:aus|von) (?:\w+ ){0,3}(?:verteiler|liste|mailingliste|datenbank|kartei|newsletter)`,
+  String.raw`bitte keine (?:weiteren |weitere )?(?:e-?mails|mails|nachrichten|werbung|anfragen|kontaktaufnahmen?)`,
+  String.raw`keine weiteren? (?:e-?mails|mails|nachrichten|kontaktaufnahmen?|anschreiben|werbung)`,
+  String.raw`keine (?:e-?mails|mails|nachrichten|werbung) mehr`,
+  String.raw`(?:kontaktieren|schreiben|anschreiben|mailen|belastigen|kontakten) sie (?:mich|uns|mir) (?:bitte )?(?:nicht mehr|nie wieder|nicht wieder|nicht erneut|nicht)`,
+  String.raw`(?:nicht mehr|nie wieder) (?:kontaktieren|anschreiben|anmailen|mailen|schreiben)`,
+  String.raw`(?:widerspreche\w*|widerspruch gegen) (?:\w+ ){0,6}(?:verwendung|nutzung|verarbeitung|werbung|werbezweck\w*|speicherung|daten|kontaktaufnahme)`,
+  String.raw`(?:loschen sie|loschung) (?:\w+ ){0,4}(?:daten|adresse|e-?mail)`,
+  String.raw`(?:daten|adresse) (?:\w+ ){0,3}(?:zu )?loschen`,
+  String.raw`art\.? ?(?:17|21) (?:dsgvo|ds-gvo)`,
+];
+
+const FR = [
+  String.raw`desinscri\w*|desabonn\w*|desinscription`,
+  String.raw`(?:retirez|supprimez|enlevez|rayez|effacez|sortez|otez)(?:-| )(?:moi|nous|mon adresse|mon e-?mail|mes (?:coordonnees|donnees))`,
+  String.raw`me (?:retirer|supprimer|enlever|rayer|sortir) (?:de|du|des)`,
+  String.raw`ne (?:me |nous )?(?:contactez|ecrivez|envoyez|sollicitez|relancez) plus`,
+  String.raw`ne (?:plus|pas) (?:me |nous )?(?:contacter|ecrire|solliciter|envoyer|relancer|recevoir)`,
+  String.raw`(?:cessez|arretez|arreter|cesser) (?:de |d')(?:m'|me |nous )?(?:ecrire|envoyer|contacter|solliciter|spammer|relancer)`,
+  String.raw`ne (?:veux|voulons|souhaite|souhaitons|desire) plus (?:\w+ ){0,3}(?:recevoir|mails|e-mails|emails|messages|courriels|etre contacte\w*|etre sollicite\w*)`,
+  String.raw`(?:supprimer|effacer|suppression|effacement) (?:\w+ ){0,3}(?:mes|de mes|mon) (?:donnees|coordonnees|adresse|e-?mail)`,
+  String.raw`droit (?:a l'effacement|a l'oubli|d'opposition)`,
+];
+
+const ES = [
+  String.raw`(?:dar\w*|den\w*|dad\w*|dame|denme|solicito|quiero|pido|tramiten) (?:de )?(?:la )?baja`,
+  String.raw`borrame|borrenme|borradme|eliminame|eliminenme|eliminadme|quitame|quitenme|quitadme|sacame|saquenme|sacadme|excluyanme|excluyeme`,
+  String.raw`(?:borren|borrad|eliminen|eliminad|quiten|quitad|saquen|sacad) (?:mis|mi|nuestros|nuestra|nuestro|este correo|esta direccion)`,
+  String.raw`(?:me|nos) (?:borren|borreis|eliminen|quiten|saquen|den de baja|deis de baja)`,
+  String.raw`(?:borrar|eliminar|suprimir|supresion de) (?:\w+ ){0,2}(?:mis datos|mi correo|mi direccion|mi email|mi e-mail|mis datos personales)`,
+  String.raw`no me (?:escriban|escribas|escribais|envien|envies|mandes|manden|contacten|contactes|llamen|molesten)`,
+  String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
+  String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien)) (?:mas )?`,
+  String.raw`no (?:vuelvan|vuelvas|volvais) a (?:escribir|contactar|enviar|llamar)`,
+];
+
+const NL = [
+  String.raw`uitschrijv\w*|uitgeschreven|afmelden|afgemeld|schrijf (?:me|mij|ons) (?:uit|af)|meld (?:me|mij|ons) af`,
+  String.raw`verwijder (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam))`,
+  String.raw`(?:mij|me|ons|mijn (?:e-?mailadres|adres|gegevens)) (?:\w+ ){0,4}(?:verwijderen|verwijderd|verwijdert|schrappen|wissen|uitschrijven)`,
+  String.raw`(?:haal|zet) (?:me|mij|ons) (?:van|uit|af) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|bestand|database|verzendlijst)`,
+  String.raw`geen (?:e-?mails|mails|berichten|mailtjes|mailings) meer`,
+  String.raw`stuur (?:me|mij|ons) geen`,
+  String.raw`(?:neem|neemt) geen contact (?:meer )?op`,
+  String.raw`niet meer (?:mailen|benaderen|contacteren|e-?mailen|sturen|lastigvallen)`,
+  String.raw`(?:stop|stopt|stoppen) (?:met )?(?:mailen|e-?mailen|sturen|benaderen|mailtjes)`,
+];
+
+const PT = [
+  String.raw`descadastr\w*|cancelar (?:minha |a )?inscricao|sair da (?:sua |vossa )?lista`,
+  String.raw`(?:remover|remova|removam|retire|retirem|tire|tirem|exclua|excluam|apague|apaguem|deletem)[- ](?:o )?(?:meu|minha|meus|minhas|me)`,
+  String.raw`me (?:remova|removam|tire|tirem|exclua|excluam|descadastre|descadastrem|retire|retirem)`,
+  String.raw`(?:exclusao|remocao|eliminacao) (?:dos|de|do|da) (?:meus |meu |minha |minhas )?(?:dados|e-?mail|contato|cadastro)`,
+  String.raw`(?:excluir|apagar|remover|eliminar|deletar) (?:os |o )?(?:meus|minhas|meu|minha) (?:dados|e-?mail|contato|informacoes|cadastro)`,
+  String.raw`nao me (?:envie|enviem|mande|mandem|contate|contatem|procure|procurem|escreva|escrevam|ligue|liguem|perturbe|perturbem)`,
+  String.raw`nao (?:envie|enviem|mande|mandem) mais`,
+  String.raw`(?:parem|pare|deixem|deixe) de (?:me )?(?:enviar|mandar|escrever|contatar|ligar|perturbar)`,
+  String.raw`nao (?:quero|desejo) (?:mais )?(?:receber|ser contatad\w)`,
+];
+
+/** A message that is nothing but the request ("Stop", "Unsubscribe!", "remove"). */
+const WHOLE = /^\W{0,5}(?:please |pls )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|merci|gracias|bedankt|obrigad[oa])?\W{0,5}$/u;
+
+const REQUEST = anyOf([...EN, ...DE, ...FR, ...ES, ...NL, ...PT], 'g');
+
+/** "I was about to hit unsubscribe", "no need to remove me": the words name a removal without asking for it. */
+const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
+
+export function asksRemoval(folded: string): boolean {
+  if (WHOLE.test(folded.trim())) return true;
+  REQUEST.lastIndex = 0;
+  for (let m = REQUEST.exec(folded); m; m = REQUEST.exec(folded)) {
+    const before = folded.slice(Math.max(0, m.index - 40), m.index);
+    // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
+    const selfNegating = /(?:^|\s)(?:do not|don't|dont|never|no|nicht|keine|kein|ne|nao|geen|niet)(?:\s|$)/.test(m[0]);
+    if (!selfNegating && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index))) continue;
+    return true;
+  }
+  return false;
+}
