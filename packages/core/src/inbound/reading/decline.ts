@@ -10,19 +10,19 @@ import { affirmed } from './negation.ts';
 
 const CLEAR = anyOf([
   // English
-  String.raw`not (?:really |at all )?interested|no interest|(?:no|nope),? thanks?(?: you)?|no thank you|thanks,? but no|(?:we'll|we will|i'll|i will|going to|gonna|we're going to) pass|^pass\W*$|it's a no|(?:we're|we are|i'm|i am) declining|(?:have to|must|will) decline`,
+  String.raw`^(?:no|nope|nah|nein|non|nee|nao)[.!]{0,3}$|not (?:really |at all )?interested|no interest|(?:no|nope),? thanks?(?: you)?|no thank you|thanks,? but no|(?:we'll|we will|i'll|i will|going to|gonna|we're going to) pass|^pass\W*$|it's a no|(?:we're|we are|i'm|i am) declining|(?:have to|must|will) decline`,
   String.raw`(?:not|isn't|is not|n't) (?:really |quite )?(?:for us|a fit|a good fit|a match|relevant|a priority|something we need|needed|necessary|what we need)`,
   String.raw`not (?:looking|in the market|switching|planning|considering|adding|going to switch|going to change|changing|buying)`,
   String.raw`no (?:need|use|budget) for|(?:don't|do not|doesn't|won't) need|no need`,
   String.raw`(?:we're|we are|we're all|all|i'm|i am) (?:set|good|covered|sorted|fine)(?: (?:with|on|for|here|thanks|thank you)|[.,!]|$)`,
   String.raw`(?:happy|satisfied|content|pleased) with (?:our|the|them|him|her|what we|how we|it)`,
   String.raw`already (?:have|has|use|using|work with|working with|signed|got|partner|in place|covered|handle|handled|do|did|run|own)|(?:signed|renewed|went|go|stay|staying|sticking) with (?:another|a different|our current|our existing|an?)`,
-  String.raw`in-house|in house|under control|taken care of|(?:have|got) (?:it|this|that) covered|(?:is|are) (?:settled|sorted|covered|handled)`,
+  String.raw`in-house|in house|under control|taken care of|(?:have|got) (?:it|this|that) covered|(?:is|are) (?:settled|sorted|covered)`,
   String.raw`(?:only|exclusively) (?:work|deal) with`,
   // German
   String.raw`(?:kein|keinen) (?:bedarf|interesse)|nicht interessiert|(?:kein|nicht) (?:thema|relevant)|nein,? danke|(?:danke|vielen dank),? (?:aber|jedoch) (?:nein|kein)`,
   String.raw`(?:sind|bin) (?:\w+ ){0,5}(?:zufrieden|gut versorgt|versorgt|gut aufgestellt|happy)`,
-  String.raw`(?:haben|nutzen|arbeiten) (?:bereits|schon) |(?:ein|eine|einen|unser|unsere) eigene[snrm]? |brauchen (?:wir )?(?:so etwas |das |sowas )?(?:nicht|kein)|kommt (?:fur uns )?nicht in frage|passt (?:leider )?nicht|verzichten`,
+  String.raw`(?:haben|nutzen|arbeiten) (?:bereits|schon)|(?:ein|eine|einen|unser|unsere) eigene[snrm]?|brauchen (?:wir )?(?:so etwas |das |sowas )?(?:nicht|kein)|kommt (?:fur uns )?nicht in frage|passt (?:leider )?nicht|verzichten`,
   // French
   String.raw`pas interess\w*|(?:ca|cela) ne (?:nous|m') interesse pas|non,? merci|merci,? mais non|declin\w*|sans (?:facon|suite)`,
   String.raw`(?:nous avons|on a|j'ai|nous disposons) deja|(?:travaillons|travaille) deja|deja (?:equipes?|un prestataire|un fournisseur)`,

@@ -14,11 +14,12 @@ const DAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|tomorrow|mont
 
 const INTEREST = anyOf([
   // English
-  String.raw`interested|(?:sounds|looks|seems) (?:good|great|promising|interesting|useful|relevant|intriguing)|(?:good|great|perfect) timing|timing(?:'s| is) (?:actually )?(?:good|great|perfect|right)|your timing is`,
+  String.raw`interested|not uninterested|(?:sounds|looks|seems) (?:good|great|promising|interesting|useful|relevant|intriguing)|(?:good|great|perfect) timing|timing(?:'s| is) (?:actually )?(?:good|great|perfect|right)|your timing is`,
   String.raw`^(?:yes|yep|yeah|sure|absolutely|definitely|ok|okay|go on then|count me in)\b|yes,? please|go ahead`,
   String.raw`(?:i'd|i would|we'd|we would|i'm|we're|i am|we are) (?:love|like|keen|happy|glad|open|up for|interested) (?:to )?(?:see|learn|hear|talk|chat|meet|connect|try|get|hop|jump|set up|book|schedule|take a look|explore|discuss|a call|a demo|a chat|the|more)`,
   String.raw`(?:would|'d) welcome (?:a|the|your)|(?:let's|lets) (?:talk|chat|meet|connect|do it|set|book|schedule|find|jump|hop|go)`,
   String.raw`(?:could|can|would|will) you (?:please )?(?:send|share|email) (?:me|us|it|over|the|a|some)`,
+  String.raw`(?:join|attend|be on|hop on|jump on) (?:the|a|our|your) (?:call|meeting|demo)`,
   String.raw`(?:book|schedule|set up|arrange|grab|pick|find) (?:a |any |some |the )?(?:call|meeting|time|demo|slot|chat|session|walkthrough|trial|pilot)`,
   String.raw`(?:can|could|shall) we (?:talk|chat|meet|speak|do|set|schedule|book|jump|hop)|(?:could|can) you do|(?:does|would|how about|what about|are you (?:free|available)) ${DAY}`,
   String.raw`(?:works|work|suits|is good|is fine) (?:for me|best|for us)|(?:i'm|i am|we're) (?:free|available|around) (?:on|at|this|next|${DAY})`,

@@ -19,18 +19,25 @@ const REACH = 3;
 
 /** True when a negation word stands within the few words before `index`, in the same clause. */
 export function negatedAt(text: string, index: number): boolean {
-  const before = text.slice(Math.max(0, index - 48), index);
+  // A dash between spaces ends a clause as a comma does ("Not uninterested - send me the details").
+  const before = text.slice(Math.max(0, index - 48), index).replace(/ [-–] /g, ' , ');
   let start = before.length;
   while (start > 0 && !CLAUSE_END.test(before[start - 1]!)) start--;
   const words = before.slice(start).trim().split(/\s+/).slice(-REACH);
   return words.some((word) => NEGATORS.has(word) || word.endsWith("n't") || word === "n'");
 }
 
+/** True when the matched words include a negation of their own. */
+export function carriesNegation(words: string): boolean {
+  return words.split(/[\s,.!?]+/).some((word) => NEGATORS.has(word) || word.endsWith("n't"));
+}
+
 /** Whether `re` (compiled with the g flag) matches somewhere in `text` without a negation just before. */
 export function affirmed(text: string, re: RegExp): boolean {
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (!negatedAt(text, m.index)) return true;
+    // A pattern that carries its own negation ("pas intéressé", "no nos interesa") is read as written: "ne … pas" is one negation.
+    if (carriesNegation(m[0]) || !negatedAt(text, m.index)) return true;
     if (m[0].length === 0) re.lastIndex++;
   }
   return false;

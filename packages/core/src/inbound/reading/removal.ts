@@ -8,7 +8,7 @@
  * about to hit unsubscribe") cancels it. Patterns read folded text (fold.ts).
  */
 import { anyOf } from './fold.ts';
-import { negatedAt } from './negation.ts';
+import { carriesNegation, negatedAt } from './negation.ts';
 
 const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data)|this (?:e-?mail(?: address)?|address|inbox)|our (?:e-?mail|address|details))`;
 const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequence|campaign|mailings?)`;
@@ -25,6 +25,7 @@ const EN = [
   String.raw`no (?:more|further) (?:emails|e-mails|mails|messages|contact|outreach|follow-ups|follow ups)`,
   String.raw`(?:don't|do not|dont) want (?:to (?:receive|get|hear)|any) (?:\w+ )?(?:more |further |any )?(?:emails|e-mails|mails|messages|from you)`,
   String.raw`(?:don't|do not|dont) want to be contacted`,
+  String.raw`(?:how|where) (?:do|can|could|should) (?:i|we) (?:unsubscribe|opt out|get off)`,
   String.raw`leave (?:me|us) alone`,
   String.raw`opt (?:me|us) out|(?:i|we) (?:want to |would like to |wish to )?opt out|opt-out request`,
   String.raw`(?:erase|delete|remove|purge) (?:all |any )?(?:of )?(?:my|our) (?:personal )?(?:data|details|information|info|records)`,
@@ -38,6 +39,7 @@ const DE = [
   String.raw`abmelden|abbestellen|austragen|abbestellung|abmeldung`,
   String.raw`(?:tragen|melden|nehmen|streichen|entfernen|loschen) sie (?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten))`,
   String.raw`(?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten)) (?:bitte )?(?:aus|von) (?:\w+ ){0,3}(?:verteiler|liste|mailingliste|datenbank|kartei|newsletter)`,
+  String.raw`(?:aus|von) (?:dem|der|ihrem|ihrer|eurem|eurer|diesem|dieser) (?:\w+ )?(?:verteiler|liste|mailingliste|newsletter|datenbank|kartei) (?:\w+ )?(?:nehmen|entfernen|streichen|loschen|austragen)`,
   String.raw`bitte keine (?:weiteren |weitere )?(?:e-?mails|mails|nachrichten|werbung|anfragen|kontaktaufnahmen?)`,
   String.raw`keine weiteren? (?:e-?mails|mails|nachrichten|kontaktaufnahmen?|anschreiben|werbung)`,
   String.raw`keine (?:e-?mails|mails|nachrichten|werbung) mehr`,
@@ -53,8 +55,8 @@ const FR = [
   String.raw`desinscri\w*|desabonn\w*|desinscription`,
   String.raw`(?:retirez|supprimez|enlevez|rayez|effacez|sortez|otez)(?:-| )(?:moi|nous|mon adresse|mon e-?mail|mes (?:coordonnees|donnees))`,
   String.raw`me (?:retirer|supprimer|enlever|rayer|sortir) (?:de|du|des)`,
-  String.raw`ne (?:me |nous )?(?:contactez|ecrivez|envoyez|sollicitez|relancez) plus`,
-  String.raw`ne (?:plus|pas) (?:me |nous )?(?:contacter|ecrire|solliciter|envoyer|relancer|recevoir)`,
+  String.raw`ne (?:me |m'|nous )?(?:contactez|ecrivez|envoyez|sollicitez|relancez) plus`,
+  String.raw`ne (?:plus|pas) (?:me |m'|nous )?(?:contacter|ecrire|solliciter|envoyer|relancer|recevoir)`,
   String.raw`(?:cessez|arretez|arreter|cesser) (?:de |d')(?:m'|me |nous )?(?:ecrire|envoyer|contacter|solliciter|spammer|relancer)`,
   String.raw`ne (?:veux|voulons|souhaite|souhaitons|desire) plus (?:\w+ ){0,3}(?:recevoir|mails|e-mails|emails|messages|courriels|etre contacte\w*|etre sollicite\w*)`,
   String.raw`(?:supprimer|effacer|suppression|effacement) (?:\w+ ){0,3}(?:mes|de mes|mon) (?:donnees|coordonnees|adresse|e-?mail)`,
@@ -69,7 +71,7 @@ const ES = [
   String.raw`(?:borrar|eliminar|suprimir|supresion de) (?:\w+ ){0,2}(?:mis datos|mi correo|mi direccion|mi email|mi e-mail|mis datos personales)`,
   String.raw`no me (?:escriban|escribas|escribais|envien|envies|mandes|manden|contacten|contactes|llamen|molesten)`,
   String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
-  String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien)) (?:mas )?`,
+  String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien))`,
   String.raw`no (?:vuelvan|vuelvas|volvais) a (?:escribir|contactar|enviar|llamar)`,
 ];
 
@@ -81,7 +83,7 @@ const NL = [
   String.raw`geen (?:e-?mails|mails|berichten|mailtjes|mailings) meer`,
   String.raw`stuur (?:me|mij|ons) geen`,
   String.raw`(?:neem|neemt) geen contact (?:meer )?op`,
-  String.raw`niet meer (?:mailen|benaderen|contacteren|e-?mailen|sturen|lastigvallen)`,
+  String.raw`niet meer (?:te )?(?:mailen|benaderen|contacteren|e-?mailen|sturen|lastigvallen)`,
   String.raw`(?:stop|stopt|stoppen) (?:met )?(?:mailen|e-?mailen|sturen|benaderen|mailtjes)`,
 ];
 
@@ -97,6 +99,9 @@ const PT = [
   String.raw`nao (?:quero|desejo) (?:mais )?(?:receber|ser contatad\w)`,
 ];
 
+/** "Stop. Just stop.": nothing but stops. */
+const ONLY_STOP = /^(?:(?:just |please |pls |now )?stop\W{0,5}){1,4}$/;
+
 /** A message that is nothing but the request ("Stop", "Unsubscribe!", "remove"). */
 const WHOLE = /^\W{0,5}(?:please |pls )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|merci|gracias|bedankt|obrigad[oa])?\W{0,5}$/u;
 
@@ -106,13 +111,12 @@ const REQUEST = anyOf([...EN, ...DE, ...FR, ...ES, ...NL, ...PT], 'g');
 const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
 
 export function asksRemoval(folded: string): boolean {
-  if (WHOLE.test(folded.trim())) return true;
+  if (WHOLE.test(folded.trim()) || ONLY_STOP.test(folded.trim())) return true;
   REQUEST.lastIndex = 0;
   for (let m = REQUEST.exec(folded); m; m = REQUEST.exec(folded)) {
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
-    const selfNegating = /(?:^|\s)(?:do not|don't|dont|never|no|nicht|keine|kein|ne|nao|geen|niet)(?:\s|$)/.test(m[0]);
-    if (!selfNegating && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index))) continue;
+    if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index))) continue;
     return true;
   }
   return false;

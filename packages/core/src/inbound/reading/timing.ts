@@ -16,6 +16,7 @@ const STRONG = anyOf([
   // English
   String.raw`(?:reach (?:back )?out|reach back|check back|circle back|come back|get back|ping (?:me|us)|try (?:me|us)|contact (?:me|us)|touch base|follow up|hit (?:me|us) up)(?: again)?(?: with (?:me|us))?(?: to (?:me|us))? ${LATER}`,
   String.raw`(?:revisit|reconnect|resume|pick (?:this|it) (?:up|back up)|look at (?:this|it) again) (?:\w+ )?${LATER}`,
+  String.raw`(?:try|ask|write|email|call|contact|ping|reach out|check) (?:me |us )?again ${LATER}|not (?:before|until|till) (?:next|the (?:end|start|new)|${MONTH})`,
   String.raw`hear from you (?:again )?(?:in|after|around|later|next|closer|when|once)`,
   String.raw`(?:open to|happy to|glad to|willing to|keen to|up for) [^.?!]{0,40}(?:in|after|around) ${MONTH}`,
   String.raw`maybe (?:later|next year|next quarter|for the next one|in the future|down the (?:road|line)|another time)`,
@@ -53,7 +54,7 @@ const WEAK = anyOf([
 /** Busy, frozen, in the middle of something: a reason for later, which an interested reply may also give. */
 const CONTEXT = anyOf([
   String.raw`(?:bad|busy|hectic|crazy|tough|difficult) (?:time|moment|period|season|quarter)`,
-  String.raw`(?:budget|spend|spending|hiring|headcount)(?: is| has been| are|'s)? (?:already )?(?:frozen|committed|allocated|spent|locked|on hold|freeze)`,
+  String.raw`no budget|(?:budget|spend|spending|hiring|headcount)(?: is| has been| are|'s)? (?:already )?(?:frozen|committed|allocated|spent|locked|on hold|freeze)`,
   String.raw`freezing|froze|on hold|slammed|swamped|snowed under|barely have time|too busy|in the middle of|not on the roadmap`,
   String.raw`(?:komplett |voll |sehr )?ausgelastet|keine (?:zeit|kapazitat\w*)|(?:budget|etat) (?:ist )?(?:bereits )?(?:verplant|ausgeschopft|aufgebraucht)`,
   String.raw`geles?|gel des|debordes?|pas le temps`,

@@ -65,19 +65,21 @@ const WEAK = anyOf([
   String.raw`(?:to|with) the (?:right|correct|appropriate|relevant) (?:person|people|team|contact)`,
   String.raw`(?:his|her|their) (?:email|address|e-mail)(?: address)? is`,
   String.raw`(?:you can|please) (?:reach|contact|email|write to) (?:her|him|them) at`,
-  String.raw`(?:runs|owns|handles|manages) (?:it|this|that)`,
+  String.raw`(?:runs|owns|handles|manages) (?:it|this|that)|(?:he|she|they) (?:runs|owns|handles|manages|is responsible for|are responsible for|looks after|is in charge of|takes care of|decides)`,
+  String.raw`(?:reach out to|contact|email|write to|speak to|talk to|speak with|talk with|get in touch with) (?:\w+ ){1,3}(?:at|on|via) [^ @]{1,64}@`,
+  String.raw`(?:would be|is|are|will be) (?:the )?(?:right|best|correct|better|appropriate) (?:person|contact|people)`,
   // German
   String.raw`wenden sie sich (?:bitte )?an`,
   String.raw`(?:weitergeleitet|weitergegeben) an|an (?:sie|ihn|die kollegin|den kollegen) weitergeleitet|bereits weitergeleitet`,
   String.raw`(?:kummert|kummern) sich (?:\w+ ){0,3}(?:darum|um)`,
   // French
-  String.raw`(?:adressez-vous|adressez vous|ecrivez plutot|contactez plutot|voyez avec|voir avec) `,
+  String.raw`(?:adressez-vous|adressez vous|ecrivez plutot|contactez plutot|voyez avec|voir avec)`,
   String.raw`(?:vous pouvez|merci d'|veuillez) (?:ecrire|vous adresser|contacter|joindre) (?:a|au|aux)`,
   String.raw`(?:transmis|transmettront|transmettra|transmets|transfere|transferer) (?:votre|ce|a|au)`,
   // Spanish
   String.raw`la persona (?:de|que lleva|encargada|responsable)`,
   String.raw`(?:yo )?(?:llevo|me encargo de|me ocupo de) la parte`,
-  String.raw`(?:escriba|escribe|escribid|contacte|contacta|hable|habla|dirijase|dirigete) (?:a|con) `,
+  String.raw`(?:escriba|escribe|escribid|contacte|contacta|hable|habla|dirijase|dirigete) (?:a|con)`,
   String.raw`(?:le|te|lo) (?:he )?reenviado`,
   // Dutch
   String.raw`(?:valt|vallen) onder`,

@@ -1,0 +1,259 @@
+/**
+ * Phrasings written for these tests, not taken from the labelled dev set:
+ * several per status and language, so the rules are checked on how each
+ * language asks, declines or redirects rather than on the sample's sentences.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RuleStatus } from '../reply-status.ts';
+import { statusOf } from './rules.ts';
+
+const CASES: Record<Exclude<RuleStatus, 'NEEDS_REVIEW'>, Record<string, string[]>> = {
+  UNSUBSCRIBE: {
+    en: [
+      'Please remove me from your list.',
+      'Unsubscribe',
+      'Take me off your mailing list, thanks.',
+      'Stop emailing me.',
+      'Do not contact me again.',
+      "I'd like to be unsubscribed from these emails.",
+      'Not interested. Remove my email from your database please.',
+      'please stop sending me these',
+      "I've left the company, please delete this address from your system.",
+      'No more emails please.',
+      'opt me out',
+      'Kindly erase my personal data under GDPR.',
+    ],
+    de: [
+      'Bitte nehmen Sie mich aus Ihrem Verteiler.',
+      'Bitte abmelden.',
+      'Ich möchte keine weiteren E-Mails von Ihnen erhalten.',
+      'Kontaktieren Sie mich bitte nicht mehr.',
+      'Löschen Sie bitte meine Daten.',
+      'Kein Interesse. Bitte tragen Sie mich aus.',
+      'Bitte keine Werbung mehr an diese Adresse.',
+    ],
+    fr: [
+      'Merci de ne plus me contacter.',
+      'Désabonnez-moi.',
+      'Je ne souhaite plus recevoir vos messages.',
+      'Retirez-moi de votre liste svp.',
+      'Pas intéressé, merci de supprimer mes coordonnées.',
+      'Arrêtez de m’écrire.',
+    ],
+    es: [
+      'Por favor, denme de baja.',
+      'No me envíen más correos.',
+      'Quiero darme de baja de su lista.',
+      'Dejen de escribirme, gracias.',
+      'Bórrenme de su base de datos.',
+      'No quiero recibir más emails.',
+    ],
+    nl: [
+      'Graag afmelden.',
+      'Verwijder mij uit uw bestand.',
+      'Ik wil geen e-mails meer ontvangen.',
+      'Stuur me geen mails meer aub.',
+      'Haal me van de lijst.',
+    ],
+    pt: [
+      'Por favor, me remova da lista.',
+      'Não me enviem mais e-mails.',
+      'Quero me descadastrar.',
+      'Parem de me enviar mensagens.',
+      'Excluam meus dados, por favor.',
+    ],
+  },
+  INTERESTED: {
+    en: [
+      "Sounds good, let's talk next week.",
+      'Yes, please send over the deck.',
+      "I'd love to see a demo. Are you free Thursday at 3pm?",
+      'Interested. What does your calendar look like?',
+      'Can we set up a call on Monday?',
+      "Happy to chat - here's my calendly: https://calendly.com/jdoe",
+      'Sure, book a slot with me for Tuesday afternoon.',
+      'This looks promising. Send me pricing and a case study.',
+    ],
+    de: [
+      'Klingt interessant, rufen Sie mich morgen an.',
+      'Gern, schicken Sie mir bitte ein Angebot.',
+      'Ein Termin nächste Woche wäre gut. Passt Ihnen Dienstag um 10 Uhr?',
+      'Ja, wir haben Interesse. Lassen Sie uns telefonieren.',
+      'Das ist für uns durchaus interessant, senden Sie mir Unterlagen.',
+    ],
+    fr: [
+      'Oui, je suis intéressé. Appelez-moi mardi.',
+      'Avec plaisir, envoyez-moi une proposition.',
+      'Ça m’intéresse, on peut en parler jeudi à 14h ?',
+      'Bonne idée, je suis disponible lundi prochain.',
+    ],
+    es: [
+      'Sí, me interesa. ¿Podemos hablar el martes?',
+      'Envíame más información, por favor.',
+      'Nos encantaría ver la demo.',
+      'Hablemos esta semana, ¿te parece el jueves a las 11?',
+    ],
+    nl: [
+      'Klinkt interessant, stuur me meer informatie.',
+      'Goed idee, plan maar een afspraak in.',
+      'Bel me maar donderdag om 10 uur.',
+      'Lijkt me interessant, stuur maar een voorstel.',
+    ],
+    pt: [
+      'Tenho interesse, podemos conversar na quinta?',
+      'Bora marcar uma reunião.',
+      'Me envie mais detalhes, por favor.',
+      'Pode ser na terça às 10h?',
+    ],
+  },
+  NOT_INTERESTED: {
+    en: [
+      'Not interested, thanks.',
+      "No thanks, we're happy with our current provider.",
+      'We already have a solution for this.',
+      "We'll pass.",
+      "Thanks, but this isn't a fit for us.",
+      'We do this in-house.',
+      "Appreciate it, but we're all set.",
+      "Not something we need. Good luck though.",
+    ],
+    de: [
+      'Kein Interesse, danke.',
+      'Wir sind mit unserem aktuellen Anbieter sehr zufrieden.',
+      'Danke, aber wir haben bereits eine Lösung.',
+      'Nein danke, brauchen wir nicht.',
+      'Das ist für uns kein Thema.',
+    ],
+    fr: [
+      'Non merci.',
+      'Nous ne sommes pas intéressés.',
+      'Nous avons déjà un prestataire, merci.',
+      'Ce n’est pas un sujet pour nous, merci quand même.',
+    ],
+    es: [
+      'No nos interesa, gracias.',
+      'Ya tenemos proveedor y estamos contentos.',
+      'Gracias, pero no necesitamos nada de esto.',
+      'No estamos interesados.',
+    ],
+    nl: [
+      'Geen interesse, bedankt.',
+      'Nee dank je, we hebben al een leverancier.',
+      'Niet nodig, we zijn tevreden met onze huidige partij.',
+    ],
+    pt: [
+      'Não temos interesse, obrigado.',
+      'Já temos uma ferramenta para isso.',
+      'Obrigada, mas não precisamos.',
+    ],
+  },
+  NOT_NOW: {
+    en: [
+      'Not right now. Check back in a few months.',
+      "We're slammed this quarter, reach out again in October.",
+      'Maybe later this year.',
+      'Timing is bad. Can you follow up after the holidays?',
+      'Try me again next quarter.',
+      'Budget is frozen until Q3, circle back then.',
+      'Ping me in three weeks.',
+    ],
+    de: [
+      'Momentan nicht, melden Sie sich bitte im Herbst wieder.',
+      'Derzeit kein Bedarf, gern im nächsten Jahr nochmal.',
+      'Aktuell nicht, kontaktieren Sie mich in drei Monaten.',
+      'Zu einem späteren Zeitpunkt gern.',
+    ],
+    fr: [
+      'Pas pour le moment, recontactez-moi en septembre.',
+      'Ce n’est pas le bon moment, revenez vers moi dans deux mois.',
+      'Plus tard peut-être, nous sommes en pleine réorganisation.',
+    ],
+    es: [
+      'Ahora mismo no, escríbeme en septiembre.',
+      'No es buen momento, vuelve a contactarme dentro de dos meses.',
+      'Quizás más adelante.',
+    ],
+    nl: [
+      'Op dit moment niet, neem over drie maanden weer contact op.',
+      'Nu even niet. Volgend jaar misschien weer contact opnemen.',
+    ],
+    pt: [
+      'No momento não, me procure daqui a dois meses.',
+      'Agora não é um bom momento, entre em contato no próximo trimestre.',
+    ],
+  },
+  WRONG_PERSON: {
+    en: [
+      "I'm not the right person for this.",
+      'Wrong contact, sorry.',
+      'She no longer works here.',
+      'John left the company last month.',
+      "This isn't my area - you'd want to speak with our IT director.",
+      'Procurement is handled by our head office.',
+    ],
+    de: [
+      'Ich bin dafür nicht zuständig.',
+      'Herr Maier ist nicht mehr im Unternehmen.',
+      'Da sind Sie bei mir falsch, wenden Sie sich bitte an die Personalabteilung.',
+    ],
+    fr: [
+      'Je ne suis pas la bonne personne.',
+      'Madame Durand a quitté la société.',
+      'Je ne m’occupe pas de ce sujet, adressez-vous au service achats.',
+    ],
+    es: [
+      'No soy la persona adecuada.',
+      'Ya no trabajo en la empresa.',
+      'Carlos dejó la empresa el mes pasado.',
+    ],
+    nl: ['Ik ben niet de juiste persoon.', 'Hij werkt hier niet meer.', 'Dat valt onder onze inkoopafdeling.'],
+    pt: ['Não sou a pessoa responsável por isso.', 'Ela saiu da empresa.', 'Não trabalho mais lá.'],
+  },
+  QUESTION: {
+    en: [
+      'How much does it cost?',
+      'Where did you get my email address?',
+      'Does it integrate with SAP?',
+      'Who are you?',
+      'What is the minimum contract length?',
+    ],
+    de: ['Was kostet das?', 'Woher haben Sie meine Adresse?', 'Gibt es eine Testphase?'],
+    fr: ['Quel est le prix ?', 'Comment avez-vous eu mon adresse ?'],
+    es: ['¿Cuánto cuesta?', '¿De dónde sacaron mi correo?'],
+    nl: ['Wat kost het?', 'Hoe komt u aan mijn adres?'],
+    pt: ['Quanto custa?', 'Como conseguiram meu e-mail?'],
+  },
+};
+
+describe('the rules, on phrasings written for the tests', () => {
+  for (const [status, byLanguage] of Object.entries(CASES)) {
+    for (const [lang, phrases] of Object.entries(byLanguage)) {
+      it.each(phrases)(`${status} (${lang}): %s`, (phrase) => {
+        expect(statusOf(phrase)).toBe(status);
+      });
+    }
+  }
+});
+
+describe('negations and look-alikes', () => {
+  it.each([
+    ["Please don't remove me, I'd like to hear more.", 'INTERESTED'],
+    ['I was about to hit unsubscribe, but this is actually relevant. Call me Friday?', 'INTERESTED'],
+    ['Not uninterested - send me the details.', 'INTERESTED'],
+    ['Nicht uninteressant, schicken Sie mir die Unterlagen.', 'INTERESTED'],
+    ['Do you do anodizing in-house?', 'QUESTION'],
+    ['Why did you send me this?', 'QUESTION'],
+    ['No problem, send it over.', 'INTERESTED'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+
+  it.each([
+    'Sounds interesting, but we already have a provider.',
+    'Not right now, but send me the deck.',
+    '',
+    'Thanks for your email.',
+  ])('mixed or empty signals need a review: %s', (text) => {
+    expect(statusOf(text)).toBe('NEEDS_REVIEW');
+  });
+});
