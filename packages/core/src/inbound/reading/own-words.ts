@@ -55,6 +55,28 @@ function cleanMarkup(text: string): string {
     .replace(/&quot;/gi, '"');
 }
 
+/** Our footer's unsubscribe line ("Unsubscribe: https://…/unsubscribe/…", or the label alone with the link below). */
+const FOOTER_LINK = /^unsubscribe\s?:\s?(?:https?:\/\/\S+)?$|^\S*https?:\/\/\S+\/unsubscribe\/\S+$/i;
+/** A postal address line: digits and commas, not a sentence. */
+const ADDRESS_LINE = (line: string) => /\d/.test(line) && line.includes(',') && !/[.!?]$/.test(line) && line.length <= 160;
+
+/**
+ * Drops our own footer when a client pastes it back without quote marks: the
+ * unsubscribe line, the link under it, and the postal address line above it.
+ */
+function dropOurFooter(lines: string[]): string[] {
+  const out = [...lines];
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (!FOOTER_LINK.test(out[i]!.trim())) continue;
+    let from = i;
+    if (from > 0 && ADDRESS_LINE(out[from - 1]!.trim())) from--;
+    const to = /^https?:\/\/\S+$/.test(out[i + 1]?.trim() ?? '') ? i + 2 : i + 1;
+    out.splice(from, to - from);
+    i = from;
+  }
+  return out;
+}
+
 /** Drops disclaimer paragraphs (blank-line separated) and contact lines. */
 function dropBoilerplate(lines: string[]): string[] {
   const out: string[] = [];
@@ -135,6 +157,6 @@ export function ownWordsOf(text: string, fromName?: string): string {
   const lines = cleanMarkup(text.slice(0, MAX_TEXT)).split('\n');
   const { above, below } = outsideQuote(lines);
   const names = namesOf(fromName);
-  const parts = [above, below].map((part) => tidy(cutSignature(dropBoilerplate(part), names)));
+  const parts = [above, below].map((part) => tidy(cutSignature(dropBoilerplate(dropOurFooter(part)), names)));
   return parts.filter(Boolean).join('\n\n');
 }
