@@ -16,6 +16,11 @@ export function fold(text: string): string {
     .replace(/[ \t\u00a0]+/g, ' ');
 }
 
+/** Each line folded and trimmed: one fold of the whole text (folding keeps line breaks), far cheaper than one per line. */
+export function foldLines(lines: string[]): string[] {
+  return fold(lines.join('\n')).split('\n').map((line) => line.trim());
+}
+
 /** A whole-word alternation for a pattern source: \b does not know accented letters, so words are bounded by non-letters. */
 export const W = (source: string) => String.raw`(?<![\p{L}\p{N}])(?:${source})(?![\p{L}\p{N}])`;
 

@@ -176,7 +176,7 @@ function dateIn(sentence: string, today: number): number | null {
 
 export function followUpOn(ownWords: string, writtenAt: number): string | null {
   const today = Math.floor(writtenAt / DAY_MS) * DAY_MS;
-  const sentences = fold(ownWords.slice(0, 6000)).replace(/\s+/g, ' ').split(/(?<=[.!?])\s/);
+  const sentences = fold(ownWords.slice(0, 6000)).replace(/\s+/g, ' ').split(/(?<=\D[.!?])\s/); // "am 15. Mai": a day's dot ends no sentence
   const ordered = [...sentences.filter((s) => CUE.test(s)), ...sentences.filter((s) => !CUE.test(s))];
   for (const sentence of ordered) {
     const when = dateIn(sentence, today);

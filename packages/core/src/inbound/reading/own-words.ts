@@ -4,7 +4,7 @@
  * legal disclaimer or the "external sender" banner. Only these words may
  * decide a status or give a referral.
  */
-import { fold } from './fold.ts';
+import { fold, foldLines } from './fold.ts';
 import { outsideQuote } from './quote.ts';
 
 /** Replies are read from their first 64 KB: what the engine keeps of a message, and a bound on the work a hostile text can cause. */
@@ -79,23 +79,31 @@ function dropOurFooter(lines: string[]): string[] {
 
 /** Drops disclaimer paragraphs (blank-line separated) and contact lines. */
 function dropBoilerplate(lines: string[]): string[] {
+  const folded = foldLines(lines);
   const out: string[] = [];
   let paragraph: string[] = [];
+  let foldedParagraph: string[] = [];
   const flush = () => {
-    if (!DISCLAIMER.test(fold(paragraph.join(' ')))) out.push(...paragraph);
+    if (!DISCLAIMER.test(foldedParagraph.join(' '))) out.push(...paragraph);
     paragraph = [];
+    foldedParagraph = [];
   };
-  for (const line of lines) {
-    if (line.trim() === '') {
+  lines.forEach((line, i) => {
+    if (folded[i] === '') {
       flush();
       out.push('');
-    } else if (!CONTACT.test(fold(line.trim()))) paragraph.push(line);
-  }
+    } else if (!CONTACT.test(folded[i]!)) {
+      paragraph.push(line);
+      foldedParagraph.push(folded[i]!);
+    }
+  });
   flush();
   return out;
 }
 
-const bare = (line: string) => fold(line).replace(/[*_~"]/g, '').replace(/^[-–\s]+/, '').trim();
+/** A folded line without emphasis marks or a leading dash ("*Jana Novak*", "- Curtis"). */
+const unmark = (folded: string) => folded.replace(/[*_~"]/g, '').replace(/^[-\s]+/, '').trim();
+const bare = (line: string) => unmark(fold(line));
 
 /** The replier's name as they might sign: the full display name or its first word. */
 function namesOf(fromName: string | undefined): Set<string> {
@@ -110,10 +118,11 @@ function namesOf(fromName: string | undefined): Set<string> {
 
 /** Where the signature starts: "-- ", a device line, a sign-off line followed only by short lines, or the replier's own name on a line. */
 function signatureStart(lines: string[], names: Set<string>): number {
+  const folded = foldLines(lines);
   let seenText = false;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
-    const line = bare(raw);
+    const line = unmark(folded[i]!);
     if (raw.trimEnd() === '--' || raw === '-- ' || raw.trim() === '—') return i;
     if (line.length <= 80 && DEVICE_VERB.test(line) && DEVICE.test(line)) return i;
     if (!line) continue;

@@ -7,7 +7,7 @@
  * of underscores or an "-----Original Message-----" line; or '>' lines.
  * Every regex here is anchored and bounded, so a hostile line costs linear time.
  */
-import { fold } from './fold.ts';
+import { fold, foldLines } from './fold.ts';
 
 /** An attribution: starts like "On …"/"Am …"/"Le …" and names the writer with a "wrote" verb before the closing colon. */
 const ATTRIBUTION_OPENING = /^(?:on|am|le|el|em|op|il|the)\s.{0,240}(?:wrote|writes|schrieb|a ecrit|escribio|escreveu|schreef|geschreven|ha scritto)(?:\s[^:]{0,160})?\s?:$/;
@@ -65,7 +65,7 @@ function followedByPrefixed(lines: string[], i: number): boolean {
 
 /** The lines that are not the quote: those above it and, for a '>' quote, the unprefixed lines below and between (minus further attributions). */
 export function outsideQuote(lines: string[]): { above: string[]; below: string[] } {
-  const folded = lines.map((line) => fold(line.trim()));
+  const folded = foldLines(lines);
   const { start, kind } = findQuote(lines, folded);
   const above = lines.slice(0, start);
   if (kind !== 'prefixed') return { above, below: [] };

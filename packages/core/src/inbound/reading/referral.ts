@@ -66,12 +66,17 @@ function sentenceBefore(text: string, index: number): string {
   return before.slice(cut + 1);
 }
 
+/** Own words are read from their start, as the rules read them: a referral is given near the request. */
+const READ_CHARS = 6000;
+
 export function referralOf(ownWords: string, excluded: string[]): Referral | null {
+  const text = ownWords.slice(0, READ_CHARS);
+  if (!text.includes('@')) return null;
   const skip = new Set(excluded.map((a) => a.toLowerCase()));
-  for (const m of ownWords.matchAll(EMAIL)) {
+  for (const m of text.matchAll(EMAIL)) {
     const email = m[0].replace(/^[.'-]+|[.'-]+$/g, '').toLowerCase();
     if (skip.has(email) || MACHINE.test(email)) continue;
-    return { email, name: nameFor(sentenceBefore(ownWords, m.index), email) };
+    return { email, name: nameFor(sentenceBefore(text, m.index), email) };
   }
   return null;
 }
