@@ -21,10 +21,12 @@ export function foldLines(lines: string[]): string[] {
   return fold(lines.join('\n')).split('\n').map((line) => line.trim());
 }
 
-/** A whole-word alternation for a pattern source: \b does not know accented letters, so words are bounded by non-letters. */
-export const W = (source: string) => String.raw`(?<![\p{L}\p{N}])(?:${source})(?![\p{L}\p{N}])`;
-
-/** Compiles a list of pattern sources (folded, lower case) into one whole-word regex; `g` for use with `affirmed`. */
+/**
+ * Compiles a list of pattern sources (folded, lower case) into one whole-word
+ * regex; `g` for use with `affirmed`. Folded text has no accents left, so
+ * ASCII word bounds serve, and the regex needs no Unicode mode (several times
+ * faster on every reply).
+ */
 export function anyOf(sources: string[], flags: '' | 'g' = ''): RegExp {
-  return new RegExp(sources.map(W).join('|'), `u${flags}`);
+  return new RegExp(String.raw`(?<![a-z0-9])(?:${sources.join('|')})(?![a-z0-9])`, flags);
 }
