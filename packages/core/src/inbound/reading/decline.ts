@@ -11,6 +11,7 @@ import { affirmed } from './negation.ts';
 const CLEAR = anyOf([
   // English
   String.raw`^(?:no|nope|nah|nein|non|nee|nao)[.!]{0,3}$|not (?:really |at all )?interested|no interest|(?:no|nope),? thanks?(?: you)?|no thank you|thanks,? but no|(?:we'll|we will|i'll|i will|going to|gonna|we're going to) pass|^pass\W*$|it's a no|(?:we're|we are|i'm|i am) declining|(?:have to|must|will) decline`,
+  String.raw`(?:don't|do not) think (?:this|it|that|we) (?:is|would be|will be|are|need) (?:a fit|for us|relevant|right for us|something|a match|interested)`,
   String.raw`(?:not|isn't|is not|n't) (?:really |quite )?(?:for us|a fit|a good fit|a match|relevant|a priority|something we need|needed|necessary|what we need)`,
   String.raw`not (?:looking|in the market|switching|planning|considering|adding|going to switch|going to change|changing|buying)`,
   String.raw`no (?:need|use|budget) for|(?:don't|do not|doesn't|won't) need|no need`,

@@ -27,6 +27,16 @@ export function negatedAt(text: string, index: number): boolean {
   return words.some((word) => NEGATORS.has(word) || word.endsWith("n't") || word === "n'");
 }
 
+/** Whether `re` (g flag) matches somewhere right after a negation ("not buying right now"). */
+export function negatedSomewhere(text: string, re: RegExp): boolean {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (negatedAt(text, m.index)) return true;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return false;
+}
+
 /** True when the matched words include a negation of their own. */
 export function carriesNegation(words: string): boolean {
   return words.split(/[\s,.!?]+/).some((word) => NEGATORS.has(word) || word.endsWith("n't"));

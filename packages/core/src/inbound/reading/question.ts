@@ -7,7 +7,7 @@
 import { anyOf } from './fold.ts';
 
 const ASKS = anyOf([
-  String.raw`tell me (?:more )?(?:about|whether|if|how|what|why|who|where)|(?:i'd|i would) like to know|wondering (?:if|whether|how|what|who|why)|genuinely asking|curious (?:how|what|whether|if|about)`,
+  String.raw`tell me more|tell me (?:more )?(?:about|whether|if|how|what|why|who|where)|(?:i'd|i would) like to know|wondering (?:if|whether|how|what|who|why)|genuinely asking|curious (?:how|what|whether|if|about)`,
   String.raw`(?:ich )?(?:wurde|mochte) (?:gern|gerne) wissen|wusste (?:gern|gerne)|sagen sie mir`,
   String.raw`(?:je voudrais|j'aimerais|nous voudrions|pourriez-vous me dire) (?:savoir|connaitre)`,
   String.raw`(?:me gustaria|quisiera|quiero|queria) saber|(?:digame|dime) (?:si|cuanto|como|que)`,

@@ -14,12 +14,15 @@ const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|c
 const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequence|campaign|mailings?)`;
 
 const EN = [
-  String.raw`unsubscribe (?:me|us|this|my|our)`,
+  String.raw`unsubscribe (?:me|us|this (?:address|email|e-mail)|my (?:email|e-mail|address)|our (?:email|e-mail|address))`,
+  String.raw`(?:please|pls|plz|kindly) (?:remove|unsubscribe|delete)(?= ?[.!]|$)`,
+  String.raw`(?:want|like|wish|ask|asked) to be (?:removed|taken off|deleted|unsubscribed)`,
   String.raw`(?:please|pls|plz|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i wish to|want to be|like to be|need to be) (?:(?!not |never |no )\w+ ){0,2}unsubscribed?`,
   String.raw`(?:remove|delete|exclude|erase|purge|scrub) ${ME}`,
   String.raw`(?:take|tkae|tak|get) ${ME} (?:off|of|out of)`,
   String.raw`${ME} (?:off|of) (?:your|this|the|ur|all|any|these) (?:\w+ ){0,2}${LIST}`,
-  String.raw`stop (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|sending|writing|spamming|bothering|pestering|harassing|texting|calling|reaching out)`,
+  // "We need to stop sending invoices by hand" is not addressed to us: a subject before "stop" cancels it, and sending needs an object.
+  String.raw`(?<!(?:we|i|they|to|will|should|must|cannot|can't|didn't) )stop (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|spamming|bothering|pestering|harassing|texting|calling|reaching out|writing to (?:me|us)|sending (?:me|us|these|this|those|emails|e-mails|messages|mails|spam))`,
   String.raw`(?:do not|don't|dont|never|pls don't|please don't) (?:ever )?(?:email|e-mail|mail|contact|write to|message|text|spam|reach out to) (?:me|us|this address)`,
   String.raw`(?:do not|don't|dont|never) (?:ever )?(?:email|e-mail|mail|contact|write|message|spam|send (?:me |us )?(?:any|more|further|emails|messages)) (?:me |us )?(?:again|anymore|any more)`,
   String.raw`no (?:more|further) (?:emails|e-mails|mails|messages|contact|outreach|follow-ups|follow ups)`,
@@ -40,6 +43,7 @@ const DE = [
   String.raw`(?:tragen|melden|nehmen|streichen|entfernen|loschen) sie (?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten))`,
   String.raw`(?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten)) (?:bitte )?(?:aus|von) (?:\w+ ){0,3}(?:verteiler|liste|mailingliste|datenbank|kartei|newsletter)`,
   String.raw`(?:aus|von) (?:dem|der|ihrem|ihrer|eurem|eurer|diesem|dieser) (?:\w+ )?(?:verteiler|liste|mailingliste|newsletter|datenbank|kartei) (?:\w+ )?(?:nehmen|entfernen|streichen|loschen|austragen)`,
+  String.raw`(?:mochte|will|mochten|wollen) (?:\w+ ){0,3}(?:entfernt|geloscht|ausgetragen|abgemeldet) werden`,
   String.raw`bitte keine (?:weiteren |weitere )?(?:e-?mails|mails|nachrichten|werbung|anfragen|kontaktaufnahmen?)`,
   String.raw`keine weiteren? (?:e-?mails|mails|nachrichten|kontaktaufnahmen?|anschreiben|werbung)`,
   String.raw`keine (?:e-?mails|mails|nachrichten|werbung) mehr`,
@@ -53,6 +57,7 @@ const DE = [
 
 const FR = [
   String.raw`desinscri\w*|desabonn\w*|desinscription`,
+  String.raw`(?:je souhaite|je veux|je voudrais|nous souhaitons) (?:etre )?(?:retire|retiree|supprime|supprimee|desinscrit|desinscrite)s?`,
   String.raw`(?:retirez|supprimez|enlevez|rayez|effacez|sortez|otez)(?:-| )(?:moi|nous|mon adresse|mon e-?mail|mes (?:coordonnees|donnees))`,
   String.raw`me (?:retirer|supprimer|enlever|rayer|sortir) (?:de|du|des)`,
   String.raw`ne (?:me |m'|nous )?(?:contactez|ecrivez|envoyez|sollicitez|relancez) plus`,
@@ -69,6 +74,7 @@ const ES = [
   String.raw`(?:borren|borrad|eliminen|eliminad|quiten|quitad|saquen|sacad) (?:mis|mi|nuestros|nuestra|nuestro|este correo|esta direccion)`,
   String.raw`(?:me|nos) (?:borren|borreis|eliminen|quiten|saquen|den de baja|deis de baja)`,
   String.raw`(?:borrar|eliminar|suprimir|supresion de) (?:\w+ ){0,2}(?:mis datos|mi correo|mi direccion|mi email|mi e-mail|mis datos personales)`,
+  String.raw`(?:quiero|deseo|queremos) ser (?:eliminad[oa]s?|borrad[oa]s?|dad[oa]s? de baja|excluid[oa]s?)`,
   String.raw`no me (?:escriban|escribas|escribais|envien|envies|mandes|manden|contacten|contactes|llamen|molesten)`,
   String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
   String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien))`,
@@ -80,6 +86,7 @@ const NL = [
   String.raw`verwijder (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam))`,
   String.raw`(?:mij|me|ons|mijn (?:e-?mailadres|adres|gegevens)) (?:\w+ ){0,4}(?:verwijderen|verwijderd|verwijdert|schrappen|wissen|uitschrijven)`,
   String.raw`(?:haal|zet) (?:me|mij|ons) (?:van|uit|af) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|bestand|database|verzendlijst)`,
+  String.raw`(?:wil|wens|willen) (?:graag )?(?:\w+ ){0,2}(?:verwijderd|uitgeschreven|afgemeld) (?:worden|hebben)`,
   String.raw`geen (?:e-?mails|mails|berichten|mailtjes|mailings) meer`,
   String.raw`stuur (?:me|mij|ons) geen`,
   String.raw`(?:neem|neemt) geen contact (?:meer )?op`,
@@ -96,6 +103,7 @@ const PT = [
   String.raw`nao me (?:envie|enviem|mande|mandem|contate|contatem|procure|procurem|escreva|escrevam|ligue|liguem|perturbe|perturbem)`,
   String.raw`nao (?:envie|enviem|mande|mandem) mais`,
   String.raw`(?:parem|pare|deixem|deixe) de (?:me )?(?:enviar|mandar|escrever|contatar|ligar|perturbar)`,
+  String.raw`(?:quero|gostaria de|desejo|queremos) ser (?:removid[oa]s?|excluid[oa]s?|descadastrad[oa]s?|retirad[oa]s?)`,
   String.raw`nao (?:quero|desejo) (?:mais )?(?:receber|ser contatad\w)`,
 ];
 

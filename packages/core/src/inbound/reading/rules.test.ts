@@ -257,3 +257,39 @@ describe('negations and look-alikes', () => {
     expect(statusOf(text)).toBe('NEEDS_REVIEW');
   });
 });
+
+describe('removal words that are not a removal request', () => {
+  it.each([
+    ['Can your platform delete customer data after 30 days?', 'QUESTION'],
+    ['We need to remove the bottleneck in our AP process. Can we talk Tuesday?', 'INTERESTED'],
+    ['Do you offer a way for our users to opt out of notifications?', 'QUESTION'],
+    ['Can I unsubscribe my team members from the training emails in your tool?', 'QUESTION'],
+    ['We need to stop sending invoices by hand. Can we talk Monday?', 'INTERESTED'],
+    ['Our customers keep asking to be removed from our lists, can your tool handle that?', 'QUESTION'],
+    ['Wir wollen Abmeldungen automatisieren. Was kostet das?', 'QUESTION'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});
+
+describe('a no qualified by time, and other mixed replies', () => {
+  it.each([
+    ['Merci mais nous ne sommes pas intéressés pour le moment.', 'NEEDS_REVIEW'],
+    ['Not a priority for us this quarter, but maybe next.', 'NOT_NOW'],
+    ['Our budget cycle starts in October, reach out then.', 'NOT_NOW'],
+    ['Looks great. Unfortunately we have no budget this year, try again in January.', 'NOT_NOW'],
+    ['We are interested but not before next year.', 'NOT_NOW'],
+    ["We're re-sourcing that part right now, send me your pricing.", 'INTERESTED'],
+    ["I'm not interested, and please stop emailing me.", 'UNSUBSCRIBE'],
+    ['I left Acme in March. Please remove me and contact jana@acme.com instead.', 'UNSUBSCRIBE'],
+    ['Können wir nächste Woche telefonieren?', 'INTERESTED'],
+    ['Pouvez-vous m’envoyer une documentation ?', 'INTERESTED'],
+    ['Me parece interesante, ¿podemos agendar una llamada?', 'INTERESTED'],
+    ['Leuk, kunnen we volgende week bellen?', 'INTERESTED'],
+    ['Quero ser removido da lista.', 'UNSUBSCRIBE'],
+    ['Wilt u mij uitschrijven?', 'UNSUBSCRIBE'],
+    ['Ich bitte um Löschung meiner Daten.', 'UNSUBSCRIBE'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});

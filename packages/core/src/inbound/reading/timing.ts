@@ -7,7 +7,7 @@
  * moment", which a decline may also say.
  */
 import { anyOf } from './fold.ts';
-import { affirmed } from './negation.ts';
+import { affirmed, negatedSomewhere } from './negation.ts';
 
 const LATER = String.raw`(?:in(?! with| on| touch)|after|next|around|later|when|once|closer|toward|towards|early|late|mid|at the (?:start|end|beginning)|by|from|before|sometime|some time)`;
 const MONTH = String.raw`(?:january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]|the (?:summer|autumn|fall|spring|winter|new year)|next (?:year|quarter|month))`;
@@ -19,6 +19,7 @@ const STRONG = anyOf([
   String.raw`(?:try|ask|write|email|call|contact|ping|reach out|check) (?:me |us )?again ${LATER}|not (?:before|until|till) (?:next|the (?:end|start|new)|${MONTH})`,
   String.raw`hear from you (?:again )?(?:in|after|around|later|next|closer|when|once)`,
   String.raw`(?:open to|happy to|glad to|willing to|keen to|up for) [^.?!]{0,40}(?:in|after|around) ${MONTH}`,
+  String.raw`(?:reach out|check back|circle back|follow up|get in touch|try (?:me|us|again)|come back) (?:to (?:me|us) )?(?:then|at that (?:time|point))|(?:but )?maybe next(?: (?:year|quarter|month|time|one))?`,
   String.raw`maybe (?:later|next year|next quarter|for the next one|in the future|down the (?:road|line)|another time)`,
   // German
   String.raw`(?:melden|kontaktieren|schreiben) sie (?:sich|mich|uns) (?:bitte |gerne |gern |doch ){0,2}(?:\w+ ){0,3}(?:wieder|nochmal|noch einmal|erneut|spater|im|in|nach|ende|anfang|mitte)`,
@@ -38,6 +39,11 @@ const STRONG = anyOf([
   // Portuguese
   String.raw`(?:me procura|me procure|me procurem|entre em contato|volte a falar|retome|volta a falar) (?:de novo |novamente )?(?:mais (?:pra|para) frente|depois|em|no proximo|na proxima|daqui|apos|mais tarde|quando)`,
   String.raw`mais (?:pra|para) frente|no proximo (?:ano|trimestre|semestre)|daqui a (?:\w+ )?(?:semanas|meses)`,
+], 'g');
+
+/** A no qualified with a time ("not interested at the moment", "pas intéressés pour le moment"): counts only right after a negation. */
+const QUALIFIER = anyOf([
+  String.raw`for now|at the moment|at this (?:time|point|stage)|right now|this (?:quarter|year)|for the time being|pour le moment|pour l'instant|en ce moment|im moment|derzeit|zurzeit|momentan|vorerst|por ahora|por el momento|de momento|en este momento|op dit moment|momenteel|voorlopig|no momento|neste momento|por enquanto|por ora`,
 ], 'g');
 
 /** Saying "not now" outright. */
@@ -73,5 +79,5 @@ export interface TimingSignal {
 }
 
 export function timingSignals(folded: string): TimingSignal {
-  return { strong: affirmed(folded, STRONG), weak: affirmed(folded, WEAK), context: affirmed(folded, CONTEXT) };
+  return { strong: affirmed(folded, STRONG), weak: affirmed(folded, WEAK) || negatedSomewhere(folded, QUALIFIER), context: affirmed(folded, CONTEXT) };
 }

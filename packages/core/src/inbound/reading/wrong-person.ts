@@ -19,6 +19,7 @@ const STRONG = anyOf([
   String.raw`(?:no longer|not longer) (?:work|works|working|employed|with|at|part of|in charge|responsible|handle|handles|the)`,
   String.raw`(?:has|have|had) (?:since |now )?left (?:the company|the business|the firm|the organi[sz]ation|us|our|\w+ (?:at|in|last|earlier|recently))`,
   String.raw`left (?:\w+ ){1,3}(?:at the end of|in (?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})|last (?:week|month|year)|earlier this|recently|a while ago|some time ago)`,
+  String.raw`(?:i|he|she) (?:have |has |had )?(?:retired|since retired)|(?:i'm|i am) not (?:involved|responsible|in charge)`,
   String.raw`(?:emails|mails|messages) (?:now )?(?:come|go|are forwarded|are redirected|get forwarded) to me`,
   String.raw`(?:i'm|i am) (?:only |just )?(?:in|on|with) [a-z&/ -]{2,30}, not`,
   String.raw`(?:i don't|i do not) (?:handle|deal with|look after|work on|own|manage) (?:this|that|these|it)`,
