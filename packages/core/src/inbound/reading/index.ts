@@ -40,7 +40,7 @@ export function readReply(input: ReplyInput): ReplyReading {
   const excluded = [input.fromEmail, ...(input.ownAddresses ?? [])].filter((a): a is string => !!a);
   return {
     status,
-    referral: referralOf(ownWords, excluded),
+    referral: referralOf(ownWords, excluded, input.fromName),
     followUpOn: status === 'NOT_NOW' ? followUpOn(ownWords, input.writtenAt) : null,
     ownWords,
   };

@@ -21,6 +21,11 @@ describe('referral', () => {
     expect(referralOf('Reach me at me@acme.example or write to sales@vendor.example', [ME, 'sales@vendor.example'])).toBeNull();
   });
 
+  it("skips an address alone on its line (a signature's) and the replier's other address", () => {
+    expect(referralOf('Wrong person, sorry.\n\nJana Novak\njana.novak@acme.example', [ME])).toBeNull();
+    expect(referralOf('Write to me at jana.novak@home.example instead.', [ME], 'Jana Novak')).toBeNull();
+  });
+
   it('skips machine addresses', () => {
     expect(referralOf('Replies to noreply@acme.example are not read.', [ME])).toBeNull();
   });

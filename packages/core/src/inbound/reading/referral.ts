@@ -69,13 +69,28 @@ function sentenceBefore(text: string, index: number): string {
 /** Own words are read from their start, as the rules read them: a referral is given near the request. */
 const READ_CHARS = 6000;
 
-export function referralOf(ownWords: string, excluded: string[]): Referral | null {
+/** An address alone on its line is how signatures write their own address, not how a reply names someone. */
+function aloneOnLine(text: string, start: number, end: number): boolean {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const lineEnd = text.indexOf('\n', end);
+  return text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim().replace(/^[<(\[]|[>)\].]$/g, '') === text.slice(start, end);
+}
+
+/** The replier's other address (a personal one, a second domain): its local part holds both their first and last name. */
+function repliersOwn(email: string, fromName: string | undefined): boolean {
+  const words = fold(fromName ?? '').split(/[^a-z]+/).filter((w) => w.length >= 2);
+  const local = fold(email.split('@')[0]!);
+  return words.length >= 2 && local.includes(words[0]!) && local.includes(words.at(-1)!);
+}
+
+export function referralOf(ownWords: string, excluded: string[], fromName?: string): Referral | null {
   const text = ownWords.slice(0, READ_CHARS);
   if (!text.includes('@')) return null;
   const skip = new Set(excluded.map((a) => a.toLowerCase()));
   for (const m of text.matchAll(EMAIL)) {
     const email = m[0].replace(/^[.'-]+|[.'-]+$/g, '').toLowerCase();
-    if (skip.has(email) || MACHINE.test(email)) continue;
+    if (skip.has(email) || MACHINE.test(email) || repliersOwn(email, fromName)) continue;
+    if (aloneOnLine(text, m.index, m.index + m[0].length)) continue;
     return { email, name: nameFor(sentenceBefore(text, m.index), email) };
   }
   return null;
