@@ -293,3 +293,41 @@ describe('a no qualified by time, and other mixed replies', () => {
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('more phrasings, in each language', () => {
+  it.each([
+    ["Please don't send me any more of these.", 'UNSUBSCRIBE'],
+    ['Ich möchte keine Werbung erhalten.', 'UNSUBSCRIBE'],
+    ['Haal mijn adres alsjeblieft uit jullie bestand.', 'UNSUBSCRIBE'],
+    ['Me tire da sua lista, por favor.', 'UNSUBSCRIBE'],
+    ['Dame de baja, por favor.', 'UNSUBSCRIBE'],
+    ['Stop, merci de ne plus m’écrire.', 'UNSUBSCRIBE'],
+    ['Bitte löschen Sie meine E-Mail-Adresse aus Ihrer Datenbank.', 'UNSUBSCRIBE'],
+    ['You have the wrong Jana.', 'WRONG_PERSON'],
+    ['Ik ben hiervoor niet verantwoordelijk.', 'WRONG_PERSON'],
+    ['Escríbanle a mi compañera Ana López, ana.lopez@empresa.es', 'WRONG_PERSON'],
+    ['Je ne suis pas concerné, voyez avec notre DSI.', 'WRONG_PERSON'],
+    ['Não sou a pessoa certa, fale com o João.', 'WRONG_PERSON'],
+    ['Ich bin seit Januar nicht mehr im Unternehmen.', 'WRONG_PERSON'],
+    ['Hard pass.', 'NOT_INTERESTED'],
+    ['Thanks, not something we are looking at.', 'NOT_INTERESTED'],
+    ['Pas de besoin actuellement.', 'NEEDS_REVIEW'],
+    ['Für uns leider nicht relevant.', 'NOT_INTERESTED'],
+    ['Merci, mais nous sommes déjà équipés.', 'NOT_INTERESTED'],
+    ['Não precisamos disso, obrigado.', 'NOT_INTERESTED'],
+    ['Entre em contato no segundo semestre.', 'NOT_NOW'],
+    ['Neem na de zomer contact op.', 'NOT_NOW'],
+    ['Revenez vers moi en janvier.', 'NOT_NOW'],
+    ['Das passt gerade nicht, vielleicht im Sommer.', 'NOT_NOW'],
+    ['No budget until next fiscal year. Feel free to reach out in April.', 'NOT_NOW'],
+    ['Gerne, wann passt es Ihnen?', 'INTERESTED'],
+    ['We have a need for this. Who should I talk to about pricing?', 'INTERESTED'],
+    ['Intéressant, pouvez-vous me rappeler demain ?', 'INTERESTED'],
+    ['Parece interessante, vamos marcar uma conversa?', 'INTERESTED'],
+    ['Me interesa, llámame mañana.', 'INTERESTED'],
+    ['Is there a free trial?', 'QUESTION'],
+    ['What is this regarding?', 'QUESTION'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});

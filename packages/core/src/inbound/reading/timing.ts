@@ -38,12 +38,13 @@ const STRONG = anyOf([
   String.raw`(?:kom|komt u|kom maar) (?:\w+ ){0,2}later (?:terug|erop terug)`,
   // Portuguese
   String.raw`(?:me procura|me procure|me procurem|entre em contato|volte a falar|retome|volta a falar) (?:de novo |novamente )?(?:mais (?:pra|para) frente|depois|em|no proximo|na proxima|daqui|apos|mais tarde|quando)`,
+  String.raw`(?:entre em contato|fale comigo|me procure|volte a falar) (?:\w+ ){0,2}(?:no|na|a partir d[oa]) (?:segundo|proximo|proxima|terceiro|quarto|inicio|final|fim)`,
   String.raw`mais (?:pra|para) frente|no proximo (?:ano|trimestre|semestre)|daqui a (?:\w+ )?(?:semanas|meses)`,
 ], 'g');
 
 /** A no qualified with a time ("not interested at the moment", "pas intéressés pour le moment"): counts only right after a negation. */
 const QUALIFIER = anyOf([
-  String.raw`for now|at the moment|at this (?:time|point|stage)|right now|this (?:quarter|year)|for the time being|pour le moment|pour l'instant|en ce moment|im moment|derzeit|zurzeit|momentan|vorerst|por ahora|por el momento|de momento|en este momento|op dit moment|momenteel|voorlopig|no momento|neste momento|por enquanto|por ora`,
+  String.raw`for now|currently|ahora mismo|actuellement|aktuell|atualmente|op het moment|at the moment|at this (?:time|point|stage)|right now|this (?:quarter|year)|for the time being|pour le moment|pour l'instant|en ce moment|im moment|derzeit|zurzeit|momentan|vorerst|por ahora|por el momento|de momento|en este momento|op dit moment|momenteel|voorlopig|no momento|neste momento|por enquanto|por ora`,
 ], 'g');
 
 /** Saying "not now" outright. */

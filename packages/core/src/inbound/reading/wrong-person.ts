@@ -13,6 +13,7 @@ import { affirmed } from './negation.ts';
 const STRONG = anyOf([
   // English
   String.raw`(?:not|n't|isn't) (?:really )?(?:the )?(?:right|correct|best|appropriate|relevant) (?:person|contact|one|guy|people|team|department|address)`,
+  String.raw`(?:have|got|emailed|contacted|reached|mean) the wrong [a-z]{2,20}`,
   String.raw`wrong (?:person|contact|guy|department|team|address|email|e-mail)`,
   String.raw`(?:not|n't) the (?:technical|decision|buying|relevant) (?:person|maker|contact)|not (?:a|the) decision[- ]maker`,
   String.raw`not (?:my|our) (?:area|department|remit|responsibility|field|domain|decision|call)`,
@@ -44,7 +45,7 @@ const STRONG = anyOf([
   String.raw`no es (?:mi|de mi) (?:area|departamento|competencia|responsabilidad)`,
   // Dutch
   String.raw`niet de (?:juiste|goede|aangewezen) (?:persoon|contactpersoon|persoon hiervoor)`,
-  String.raw`(?:ik ben|ben ik) (?:hier )?niet (?:verantwoordelijk|de juiste|degene)`,
+  String.raw`(?:ik ben|ben ik) (?:hier(?:voor)? |daar(?:voor)? )?niet (?:verantwoordelijk|de juiste|degene)`,
   String.raw`werk(?:t)? (?:hier )?niet meer`,
   String.raw`is (?:uit dienst|vertrokken)`,
   String.raw`(?:heeft|hebben) (?:het bedrijf|ons|de organisatie) verlaten`,
@@ -69,6 +70,7 @@ const WEAK = anyOf([
   String.raw`(?:runs|owns|handles|manages) (?:it|this|that)|(?:he|she|they) (?:runs|owns|handles|manages|is responsible for|are responsible for|looks after|is in charge of|takes care of|decides)`,
   String.raw`(?:reach out to|contact|email|write to|speak to|talk to|speak with|talk with|get in touch with) (?:\w+ ){1,3}(?:at|on|via) [^ @]{1,64}@`,
   String.raw`(?:would be|is|are|will be) (?:the )?(?:right|best|correct|better|appropriate) (?:person|contact|people)`,
+  String.raw`(?:my|mi|mon|ma|meine|meinen|mijn|minha|meu) (?:colleague|companer[oa]|colega|collegue|kollegin|kollegen|kollege|collega)`,
   // German
   String.raw`wenden sie sich (?:bitte )?an`,
   String.raw`(?:weitergeleitet|weitergegeben) an|an (?:sie|ihn|die kollegin|den kollegen) weitergeleitet|bereits weitergeleitet`,
@@ -80,7 +82,7 @@ const WEAK = anyOf([
   // Spanish
   String.raw`la persona (?:de|que lleva|encargada|responsable)`,
   String.raw`(?:yo )?(?:llevo|me encargo de|me ocupo de) la parte`,
-  String.raw`(?:escriba|escribe|escribid|contacte|contacta|hable|habla|dirijase|dirigete) (?:a|con)`,
+  String.raw`(?:escriba|escribe|escribid|escribanle|escribale|escribidle|contacte|contacten|contacta|contactad|hable|hablen|habla|dirijase|dirigete) (?:a|con)`,
   String.raw`(?:le|te|lo) (?:he )?reenviado`,
   // Dutch
   String.raw`(?:valt|vallen) onder`,
