@@ -26,6 +26,7 @@ describe('the quoted original is cut', () => {
     ['Dutch Apple Mail', `Sounds good.\n\n> Op 2 mrt 2026 om 09:00 heeft Tom Baker <tom@acme.example> het volgende geschreven:\n${prefixed}`],
     ['Dutch Outlook', `Sounds good.\n\nVan: Tom Baker <tom@acme.example>\nVerzonden: maandag 2 maart 2026 09:00\nAan: Jana\nOnderwerp: Hallo\n\n${plain}`],
     ['Portuguese Gmail', `Sounds good.\n\nEm seg., 2 de mar. de 2026 às 09:00, Tom Baker <tom@acme.example> escreveu:\n${prefixed}`],
+    ['Apple Mail forward', `Sounds good.\n\nBegin forwarded message:\n\nFrom: Tom Baker <tom@acme.example>\n${plain}`],
     ['Portuguese Outlook', `Sounds good.\n\nDe: Tom Baker <tom@acme.example>\nEnviada: segunda-feira, 2 de março de 2026 09:00\nPara: Jana\nAssunto: Olá\n\n${plain}`],
   ])('%s', (_client, text) => {
     expect(ownWordsOf(text)).toBe('Sounds good.');
@@ -66,6 +67,7 @@ describe('signatures and disclaimers are cut', () => {
     ['Spanish device line', 'Send it over.\n\nEnviado desde mi Samsung Galaxy'],
     ['Dutch device line', 'Send it over.\n\nVerstuurd vanaf mijn iPhone'],
     ['Portuguese device line', 'Send it over.\n\nEnviado do meu iPhone'],
+    ['Windows Mail line', 'Send it over.\n\nSent from Mail for Windows'],
     ['English disclaimer', 'Send it over.\n\nThis message may contain confidential information. If you are not the intended recipient, please delete it.'],
     ['external sender banner', 'Send it over.\n\nCAUTION: This email originated from outside of the organization.'],
     ['German disclaimer', 'Send it over.\n\nDiese E-Mail ist vertraulich. Wenn Sie nicht der richtige Adressat sind, löschen Sie sie.'],

@@ -11,7 +11,7 @@ import { outsideQuote } from './quote.ts';
 export const MAX_TEXT = 64 * 1024;
 
 /** Mail clients' own lines ("Sent from my iPhone", "Outlook für iOS herunterladen", "Enviado desde mi Samsung Galaxy"): the reply ends above them. */
-const DEVICE = /(?:iphone|ipad|android|outlook|samsung|galaxy|blackberry|smartphone|mobile|my phone|handy|telefoon|telemovel|celular)/;
+const DEVICE = /(?:iphone|ipad|android|outlook|samsung|galaxy|blackberry|smartphone|mobile|my phone|handy|telefoon|telemovel|celular|yahoo|gmail|windows|proton ?mail|mail for|huawei|xiaomi|pixel)/;
 const DEVICE_VERB = /^(?:sent|get|download|envoye|telecharger|gesendet|von meinem|enviado|enviada|obtener|descargar|verstuurd|verzonden|baixe|obter)\b|(?:herunterladen|downloaden|gesendet)$/;
 
 /** Sign-offs in six languages; a line holding only one of these (and maybe a first name) opens the signature. */

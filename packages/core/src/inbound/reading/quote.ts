@@ -18,6 +18,8 @@ const FROM_LABEL = /^\*?(?:from|von|de|van|da|expediteur|remitente|absender)\s?:
 const OTHER_LABEL = /^\*?(?:sent|date|gesendet|datum|envoye|enviado|enviada|fecha|verzonden|verstuurd|data|to|an|a|para|aan|subject|betreff|objet|asunto|assunto|onderwerp|cc)\s?:/;
 const SEPARATOR = /^-{2,}\s?(?:original message|ursprungliche nachricht|originalnachricht|message d'origine|message original|mensaje original|oorspronkelijk bericht|origineel bericht|mensagem original|forwarded message|weitergeleitete nachricht|message transfere|mensaje reenviado|doorgestuurd bericht|mensagem encaminhada)\s?-{2,}$/;
 const RULE = /^[_=-]{10,}$/;
+/** Apple Mail's forward line, in six languages: what follows is an older message. */
+const FORWARDED = /^(?:begin forwarded message|anfang der weitergeleiteten nachricht|debut du message reexpedie|inicio del mensaje reenviado|begin doorgestuurd bericht|inicio da mensagem reencaminhada)\s?:$/;
 
 export const isQuotedLine = (line: string) => /^[ \t]{0,3}>/.test(line);
 
@@ -47,7 +49,7 @@ export function findQuote(lines: string[], folded: string[]): { start: number; k
   for (let i = 0; i < lines.length; i++) {
     if (isQuotedLine(lines[i]!)) return { start: i, kind: 'prefixed' };
     const line = folded[i]!;
-    if (SEPARATOR.test(line)) return { start: i, kind: 'block' };
+    if (SEPARATOR.test(line) || FORWARDED.test(line)) return { start: i, kind: 'block' };
     if (RULE.test(line) && i + 1 < lines.length && isHeaderBlock(folded, i + 1)) return { start: i, kind: 'block' };
     if (isHeaderBlock(folded, i)) return { start: i, kind: 'block' };
     if (isAttribution(folded, i)) return { start: i, kind: followedByPrefixed(lines, i) ? 'prefixed' : 'block' };
