@@ -29,10 +29,11 @@ const EN = [
   String.raw`no (?:more|further) (?:emails|e-mails|mails|messages|contact|outreach|follow-ups|follow ups)`,
   String.raw`(?:don't|do not|dont) want (?:to (?:receive|get|hear)|any) (?:\w+ )?(?:more |further |any )?(?:emails|e-mails|mails|messages|from you)`,
   String.raw`(?:don't|do not|dont) want to be contacted`,
-  String.raw`(?:how|where) (?:do|can|could|should) (?:i|we) (?:unsubscribe|opt out|get off)`,
+  String.raw`(?:how|where) (?:do|can|could|should) (?:i|we) (?:unsubscribe|opt out|get off)(?: (?:from )?(?:this|these|your|the list|here|the emails|your emails|your list))?(?= ?[?.!]|$)`,
   String.raw`leave (?:me|us) alone`,
   String.raw`opt (?:me|us) out|(?:i|we) (?:want to |would like to |wish to )?opt out|opt-out request`,
-  String.raw`(?:erase|delete|remove|purge) (?:all |any )?(?:of )?(?:my|our) (?:personal )?(?:data|details|information|info|records)`,
+  // "Can your tool delete our records?" asks about the product: only my data, or our personal data, is a request.
+  String.raw`(?:erase|delete|remove|purge) (?:all |any )?(?:of )?(?:my (?:personal )?|our personal )(?:data|details|information|info|records)`,
   String.raw`(?:erase|delete|remove|purge) all (?:\w+ ){0,2}personal data`,
   String.raw`right to (?:erasure|be forgotten|object)`,
   String.raw`(?:article|art\.?) ?(?:17|21)(?: of the)? (?:uk )?(?:gdpr|dsgvo|rgpd|avg|lgpd)`,
@@ -52,8 +53,8 @@ const DE = [
   String.raw`(?:kontaktieren|schreiben|anschreiben|mailen|belastigen|kontakten) sie (?:mich|uns|mir) (?:bitte )?(?:nicht mehr|nie wieder|nicht wieder|nicht erneut|nicht)`,
   String.raw`(?:nicht mehr|nie wieder) (?:kontaktieren|anschreiben|anmailen|mailen|schreiben)`,
   String.raw`(?:widerspreche\w*|widerspruch gegen) (?:\w+ ){0,6}(?:verwendung|nutzung|verarbeitung|werbung|werbezweck\w*|speicherung|daten|kontaktaufnahme)`,
-  String.raw`(?:loschen sie|loschung) (?:\w+ ){0,4}(?:daten|adresse|e-?mail)`,
-  String.raw`(?:daten|adresse) (?:\w+ ){0,3}(?:zu )?loschen`,
+  String.raw`(?:loschen sie|loschung) (?:\w+ ){0,3}(?:meiner|meine|meinen|unserer) (?:\w+ )?(?:daten|adresse|e-?mail-?adresse|kontaktdaten)`,
+  String.raw`(?:meine|meiner|unsere) (?:\w+ ){0,2}(?:daten|adresse|e-?mail-?adresse|kontaktdaten) (?:\w+ ){0,3}(?:zu )?loschen`,
   String.raw`art\.? ?(?:17|21) (?:dsgvo|ds-gvo)`,
 ];
 
@@ -100,7 +101,7 @@ const PT = [
   String.raw`descadastr\w*|cancelar (?:minha |a )?inscricao|sair da (?:sua |vossa )?lista`,
   String.raw`(?:remover|remova|removam|retire|retirem|tire|tirem|exclua|excluam|apague|apaguem|deletem)[- ](?:o )?(?:meu|minha|meus|minhas|me)`,
   String.raw`me (?:remova|removam|tire|tirem|exclua|excluam|descadastre|descadastrem|retire|retirem)`,
-  String.raw`(?:exclusao|remocao|eliminacao) (?:dos|de|do|da) (?:meus |meu |minha |minhas )?(?:dados|e-?mail|contato|cadastro)`,
+  String.raw`(?:exclusao|remocao|eliminacao) (?:dos|de|do|da) (?:meus|meu|minha|minhas) (?:dados|e-?mail|contato|cadastro)`,
   String.raw`(?:excluir|apagar|remover|eliminar|deletar) (?:os |o )?(?:meus|minhas|meu|minha) (?:dados|e-?mail|contato|informacoes|cadastro)`,
   String.raw`nao me (?:envie|enviem|mande|mandem|contate|contatem|procure|procurem|escreva|escrevam|ligue|liguem|perturbe|perturbem)`,
   String.raw`nao (?:envie|enviem|mande|mandem) mais`,
@@ -117,6 +118,9 @@ const WHOLE = /^\W{0,5}(?:please |pls )?(?:stop|stopp|unsubscribe|remove|remove 
 
 const REQUEST = anyOf([...EN, ...DE, ...FR, ...ES, ...NL, ...PT], 'g');
 
+/** "Don't email me, call me instead": a channel preferred, not a removal. */
+const OTHER_CHANNEL = /^[^.!?]{0,12}\b(?:call|phone|ring|text|whatsapp|linkedin|instead|rather|anrufen|rufen|appelez|llame|llamame|bel|ligue|liga)\b/;
+
 /** "I was about to hit unsubscribe", "no need to remove me": the words name a removal without asking for it. */
 const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
 
@@ -127,6 +131,7 @@ export function asksRemoval(folded: string): boolean {
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
     if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index))) continue;
+    if (OTHER_CHANNEL.test(folded.slice(m.index + m[0].length, m.index + m[0].length + 40))) continue;
     return true;
   }
   return false;

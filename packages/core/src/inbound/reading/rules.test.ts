@@ -267,6 +267,11 @@ describe('removal words that are not a removal request', () => {
     ['We need to stop sending invoices by hand. Can we talk Monday?', 'INTERESTED'],
     ['Our customers keep asking to be removed from our lists, can your tool handle that?', 'QUESTION'],
     ['Wir wollen Abmeldungen automatisieren. Was kostet das?', 'QUESTION'],
+    ['Can your software delete our records after seven years?', 'QUESTION'],
+    ['How can we unsubscribe users automatically with your tool?', 'QUESTION'],
+    ['Kann die Software Daten automatisch löschen?', 'QUESTION'],
+    ['A exclusão de dados é automática?', 'QUESTION'],
+    ["Don't email me, call me on Thursday instead.", 'INTERESTED'],
   ])('%s -> %s', (text, status) => {
     expect(statusOf(text)).toBe(status);
   });
