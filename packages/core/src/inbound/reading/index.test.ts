@@ -14,6 +14,7 @@ describe('compliance', () => {
     ['es', 'Por favor, elimínenme de su lista.'],
     ['nl', 'Verwijder mij alstublieft van uw lijst.'],
     ['pt', 'Por favor, me removam da sua lista.'],
+    ['en, after a doubt', "I doubt anyone reads these but please remove me from your list."],
   ])('a "remove me" in %s is UNSUBSCRIBE', (_lang, words) => {
     expect(read(`${words}\n\n${quote('Hi Lea, a short call next week?')}`).status).toBe('UNSUBSCRIBE');
   });

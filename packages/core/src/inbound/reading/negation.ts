@@ -14,16 +14,24 @@ const NEGATORS = new Set([
   'nao', 'nem', 'sem',
 ]);
 const CLAUSE_END = /[.,;:!?¿¡\n()]/;
+/** Doubt or a past that did not happen ("not sure we'd be interested", "would have been interested"): the rest of the clause is not affirmed. */
+const HEDGE = /(?:not sure|don't know|do not know|no idea|doubt|unlikely|would have|might have|could have|used to|nicht sicher|weiss nicht|pas sur|je doute|no se si|no estoy seguro|niet zeker|weet niet|nao sei|nao tenho certeza)/;
 /** How far back a negation reaches, in words. */
 const REACH = 3;
 
-/** True when a negation word stands within the few words before `index`, in the same clause. */
-export function negatedAt(text: string, index: number): boolean {
-  // A dash between spaces ends a clause as a comma does ("Not uninterested - send me the details").
-  const before = text.slice(Math.max(0, index - 48), index).replace(/ [-–] /g, ' , ');
+/**
+ * True when a negation word stands within the few words before `index`, in
+ * the same clause, or (with `hedges`) a doubt opens the clause. A removal
+ * request is read without hedges: "I doubt you'll listen, but remove me" asks.
+ */
+export function negatedAt(text: string, index: number, hedges = true): boolean {
+  // A dash between spaces, or a "but", ends a clause as a comma does ("Not uninterested - send me the details").
+  const before = text.slice(Math.max(0, index - 48), index).replace(/ (?:[-–]|but|aber|mais|pero|maar) /g, ' , ');
   let start = before.length;
   while (start > 0 && !CLAUSE_END.test(before[start - 1]!)) start--;
-  const words = before.slice(start).trim().split(/\s+/).slice(-REACH);
+  const clause = before.slice(start);
+  if (hedges && HEDGE.test(clause)) return true;
+  const words = clause.trim().split(/\s+/).slice(-REACH);
   return words.some((word) => NEGATORS.has(word) || word.endsWith("n't") || word === "n'");
 }
 

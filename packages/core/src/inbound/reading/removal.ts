@@ -130,7 +130,7 @@ export function asksRemoval(folded: string): boolean {
   for (let m = REQUEST.exec(folded); m; m = REQUEST.exec(folded)) {
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
-    if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index))) continue;
+    if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index, false))) continue;
     if (OTHER_CHANNEL.test(folded.slice(m.index + m[0].length, m.index + m[0].length + 40))) continue;
     return true;
   }

@@ -244,6 +244,8 @@ describe('negations and look-alikes', () => {
     ['Do you do anodizing in-house?', 'QUESTION'],
     ['Why did you send me this?', 'QUESTION'],
     ['No problem, send it over.', 'INTERESTED'],
+    ["I'm not sure we'd be interested.", 'NEEDS_REVIEW'],
+    ['We would have been interested a year ago.', 'NEEDS_REVIEW'],
   ])('%s -> %s', (text, status) => {
     expect(statusOf(text)).toBe(status);
   });
