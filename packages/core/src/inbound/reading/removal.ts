@@ -30,7 +30,10 @@ const EN = [
   String.raw`(?:don't|do not|dont) want (?:to (?:receive|get|hear)|any) (?:\w+ )?(?:more |further |any )?(?:emails|e-mails|mails|messages|from you)`,
   String.raw`(?:don't|do not|dont) want to be contacted`,
   String.raw`(?:how|where) (?:do|can|could|should) (?:i|we) (?:unsubscribe|opt out|get off)(?: (?:from )?(?:this|these|your|the list|here|the emails|your emails|your list))?(?= ?[?.!]|$)`,
-  String.raw`leave (?:me|us) alone`,
+  String.raw`leave (?:me|us) alone|cease and desist|(?:stop|cease|end) all (?:communication|contact|emails|outreach)`,
+  String.raw`remove (?:me |us |my \w+ |this \w+ )?(?:off|from) (?:the |your |this |ur )?(?:\w+ )?(?:list|lists|database)`,
+  String.raw`(?:i|we) (?:want|wish|need) (?:to be |to get )?(?:off|out of) (?:this|your|the|ur) (?:\w+ )?(?:list|lists|database)`,
+  String.raw`(?:don't|do not|dont) (?:want|wish) to (?:be contacted|be emailed|hear from you)`,
   String.raw`opt (?:me|us) out|(?:i|we) (?:want to |would like to |wish to )?opt out|opt-out request`,
   // "Can your tool delete our records?" asks about the product: only my data, or our personal data, is a request.
   String.raw`(?:erase|delete|remove|purge) (?:all |any )?(?:of )?(?:my (?:personal )?|our personal )(?:data|details|information|info|records)`,
@@ -41,7 +44,9 @@ const EN = [
 ];
 
 const DE = [
-  String.raw`abmelden|abbestellen|austragen|abbestellung|abmeldung`,
+  // "Kunden aus Verteilern austragen" is about their customers: the verb needs me, us or a plea.
+  String.raw`(?:mich|uns|bitte) (?:\w+ ){0,2}(?:abmelden|austragen|abbestellen)|(?:abmelden|austragen|abbestellen)(?: bitte)?(?= ?[.!]|$)`,
+  String.raw`nicht mehr (?:angeschrieben|kontaktiert|angemailt|angerufen|belastigt) (?:zu )?werden`,
   String.raw`(?:tragen|melden|nehmen|streichen|entfernen|loschen) sie (?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten))`,
   String.raw`(?:mich|uns|meine (?:e-?mail-?adresse|adresse|daten|kontaktdaten)) (?:bitte )?(?:aus|von) (?:\w+ ){0,3}(?:verteiler|liste|mailingliste|datenbank|kartei|newsletter)`,
   String.raw`(?:aus|von) (?:dem|der|ihrem|ihrer|eurem|eurer|diesem|dieser) (?:\w+ )?(?:verteiler|liste|mailingliste|newsletter|datenbank|kartei) (?:\w+ )?(?:nehmen|entfernen|streichen|loschen|austragen)`,
@@ -68,13 +73,16 @@ const FR = [
   String.raw`(?:cessez|arretez|arreter|cesser) (?:de |d')(?:m'|me |nous )?(?:ecrire|envoyer|contacter|solliciter|spammer|relancer)`,
   String.raw`ne (?:veux|voulons|souhaite|souhaitons|desire) plus (?:\w+ ){0,3}(?:recevoir|mails|e-mails|emails|messages|courriels|etre contacte\w*|etre sollicite\w*)`,
   String.raw`(?:supprimer|effacer|suppression|effacement) (?:\w+ ){0,3}(?:mes|de mes|mon) (?:donnees|coordonnees|adresse|e-?mail)`,
+  String.raw`ne plus etre (?:contacte|sollicite|relance)\w*`,
   String.raw`droit (?:a l'effacement|a l'oubli|d'opposition)`,
 ];
 
 const ES = [
   String.raw`(?:dar\w*|den\w*|dad\w*|dame|denme|solicito|quiero|pido|tramiten) (?:de )?(?:la )?baja`,
   String.raw`borrame|borrenme|borradme|eliminame|eliminenme|eliminadme|quitame|quitenme|quitadme|sacame|saquenme|sacadme|excluyanme|excluyeme`,
-  String.raw`(?:borren|borrad|eliminen|eliminad|quiten|quitad|saquen|sacad) (?:mis|mi|nuestros|nuestra|nuestro|este correo|esta direccion)`,
+  String.raw`(?:borren|borrad|eliminen|eliminad|quiten|quitad|saquen|sacad|elimine|borre|quite|saque|excluya|elimina|borra|quita|saca) (?:mis|mi|nuestros|nuestra|nuestro|este correo|esta direccion)`,
+  String.raw`(?:elimin|borr|quit|sac|excluy)\w* (?:\w+ ){0,3}de (?:su|vuestra|tu|la) (?:lista|base de datos|listado)`,
+  String.raw`no (?:volver a )?ser contactad[oa]s?`,
   String.raw`(?:me|nos) (?:borren|borreis|eliminen|quiten|saquen|den de baja|deis de baja)`,
   String.raw`(?:borrar|eliminar|suprimir|supresion de) (?:\w+ ){0,2}(?:mis datos|mi correo|mi direccion|mi email|mi e-mail|mis datos personales)`,
   String.raw`(?:quiero|deseo|queremos) ser (?:eliminad[oa]s?|borrad[oa]s?|dad[oa]s? de baja|excluid[oa]s?)`,
@@ -90,6 +98,8 @@ const NL = [
   String.raw`(?:mij|me|ons|mijn (?:e-?mailadres|adres|gegevens)) (?:\w+ ){0,4}(?:verwijderen|verwijderd|verwijdert|schrappen|wissen|uitschrijven)`,
   String.raw`(?:haal|zet) (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam)) (?:\w+ ){0,2}(?:van|uit|af) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|bestand|database|verzendlijst)`,
   String.raw`(?:wil|wens|willen) (?:graag )?(?:\w+ ){0,2}(?:verwijderd|uitgeschreven|afgemeld) (?:worden|hebben)`,
+  String.raw`(?:van|uit) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|verzendlijst|bestand|database) (?:af|uit|halen|verwijderen)`,
+  String.raw`niet meer (?:gemaild|ge-?e-?maild|benaderd|gecontacteerd|lastiggevallen)`,
   String.raw`geen (?:e-?mails|mails|berichten|mailtjes|mailings) meer`,
   String.raw`stuur (?:me|mij|ons) geen`,
   String.raw`(?:neem|neemt) geen contact (?:meer )?op`,
@@ -114,7 +124,7 @@ const PT = [
 const ONLY_STOP = /^(?:(?:just |please |pls |now )?stop\W{0,5}){1,4}$/;
 
 /** A message that is nothing but the request ("Stop", "Unsubscribe!", "remove"). */
-const WHOLE = /^\W{0,5}(?:please |pls )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|merci|gracias|bedankt|obrigad[oa])?\W{0,5}$/u;
+const WHOLE = /^\W{0,5}(?:please |pls |bitte |graag |por favor )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|bitte|merci|svp|s'il vous plait|gracias|por favor|bedankt|graag|aub|alstublieft|obrigad[oa])?\W{0,5}$/u;
 
 const REQUEST = anyOf([...EN, ...DE, ...FR, ...ES, ...NL, ...PT], 'g');
 
