@@ -15,7 +15,7 @@ const CLEAR = anyOf([
   String.raw`(?:not|isn't|is not|n't) (?:really |quite )?(?:for us|a fit|a good fit|a match|relevant|a priority|something we need|needed|necessary|what we need)`,
   String.raw`not something (?:we|i)(?:'re| are| am)? (?:looking|interested|considering|pursuing|need)|(?:hard|easy) pass`,
   String.raw`not (?:looking|in the market|switching|planning|considering|adding|going to switch|going to change|changing|buying)`,
-  String.raw`no (?:need|use|budget) for|(?:don't|do not|doesn't|won't) need|no need`,
+  String.raw`(?:zero|no real|little) need|no (?:need|use|budget) for|(?:don't|do not|doesn't|won't) need|no need`,
   String.raw`(?:we're|we are|we're all|all|i'm|i am) (?:set|good|covered|sorted|fine)(?: (?:with|on|for|here|thanks|thank you)|[.,!]|$)`,
   String.raw`(?:happy|satisfied|content|pleased) with (?:our|the|them|him|her|what we|how we|it)`,
   String.raw`already (?:have|has|use|using|work with|working with|signed|got|partner|in place|covered|handle|handled|do|did|run|own)|(?:signed|renewed|went|go|stay|staying|sticking) with (?:another|a different|our current|our existing|an?)`,
@@ -24,7 +24,7 @@ const CLEAR = anyOf([
   // German
   String.raw`(?:kein|keinen) (?:bedarf|interesse)|nicht interessiert|(?:kein|nicht) (?:thema|relevant)|nein,? danke|(?:danke|vielen dank),? (?:aber|jedoch) (?:nein|kein)`,
   String.raw`(?:sind|bin) (?:\w+ ){0,5}(?:zufrieden|gut versorgt|versorgt|gut aufgestellt|happy)`,
-  String.raw`(?:haben|nutzen|arbeiten) (?:bereits|schon)|(?:ein|eine|einen|unser|unsere) eigene[snrm]?|brauchen (?:wir )?(?:so etwas |das |sowas )?(?:nicht|kein)|kommt (?:fur uns )?nicht in frage|passt (?:leider )?nicht|verzichten`,
+  String.raw`(?:haben|nutzen|arbeiten) (?:bereits|schon)|(?:ein|eine|einen|unser|unsere) eigene[snrm]?|(?:haben|nutzen) (?:das|dies|so etwas|sowas|es|dafur) (?:bereits|schon)|intern (?:gelost|geregelt|abgedeckt)|brauchen (?:wir )?(?:so etwas |das |sowas )?(?:nicht|kein)|kommt (?:fur uns )?nicht in frage|passt (?:leider )?nicht|verzichten`,
   // French
   String.raw`pas interess\w*|pas de besoin|(?:ca|cela) ne (?:nous|m') interesse pas|non,? merci|merci,? mais non|declin\w*|sans (?:facon|suite)`,
   String.raw`(?:nous avons|on a|j'ai|nous disposons) deja|(?:travaillons|travaille) deja|deja (?:equipes?|un prestataire|un fournisseur)`,

@@ -20,6 +20,7 @@ const INTEREST = anyOf([
   String.raw`(?:would|'d) welcome (?:a|the|your)|(?:let's|lets) (?:talk|chat|meet|connect|do it|set|book|schedule|find|jump|hop|go)`,
   String.raw`(?:could|can|would|will) you (?:please )?(?:send|share|email) (?:me|us|it|over|the|a|some)`,
   String.raw`when (?:works|suits|is good|would work) for you|(?:we|i) (?:have|do have) (?:a |an )?(?:need|use) for (?:this|it|that)|your availability|(?:when|what time) (?:are|would) you (?:be )?(?:free|available)|(?:i'd|i would|we'd|we would) like (?:a|to get a|to see a|to request a|to schedule a|to book a) (?:quote|proposal|demo|call|meeting|trial|price|walkthrough)`,
+  String.raw`(?:keen|eager|excited) to (?:see|learn|hear|talk|chat|meet|try|get|explore|discuss)|(?:see|get|book|schedule|arrange) a demo`,
   String.raw`(?:join|attend|be on|hop on|jump on) (?:the|a|our|your) (?:call|meeting|demo)`,
   String.raw`(?:book|schedule|set up|arrange|grab|pick|find) (?:a |any |some |the )?(?:call|meeting|time|demo|slot|chat|session|walkthrough|trial|pilot)`,
   String.raw`(?:can|could|shall) we (?:talk|chat|meet|speak|do|set|schedule|book|jump|hop)|(?:could|can) you do|(?:does|would|how about|what about|are you (?:free|available)) ${DAY}`,
@@ -40,7 +41,7 @@ const INTEREST = anyOf([
   String.raw`(?:podemos|podriamos) (?:\w+ ){0,3}(?:agendar|hablar|tener una|organizar|quedar|reunirnos|llamarnos)|(?:puede|puedes|podria|podrias) (?:enviarme|mandarme|llamarme)`,
   String.raw`cuando (?:te|le|os) (?:viene|va) bien|que disponibilidad tiene`,
   // Dutch
-  String.raw`(?:goed|prima|leuk|interessant) (?:idee|plan)|geinteresseerd|stuur (?:maar|me|mij|ons)|(?:bel|mail) (?:me|mij) (?:maar|gerust)|plan (?:maar|een)|lijkt (?:me|ons) (?:goed|interessant|leuk)|afspraak`,
+  String.raw`(?:goed|prima|leuk|interessant) (?:idee|plan)|geinteresseerd|stuur (?:maar|me|mij|ons)|(?:bel|mail) (?:me|mij) (?:maar|gerust)|(?:bel|mail) (?:me|mij) (?:maar |gerust )?(?:morgen|vandaag|volgende week|om|${DAY})|plan (?:maar|een)|lijkt (?:me|ons) (?:goed|interessant|leuk)|afspraak`,
   String.raw`(?:kunnen|zullen) we (?:\w+ ){0,4}(?:bellen|afspreken|praten|spreken|een afspraak)|(?:kunt u|kun je) (?:me|mij) (?:\w+ ){0,2}(?:sturen|mailen|bellen)`,
   String.raw`wanneer (?:past|schikt|kan) het (?:u|jou|jullie)`,
   // Portuguese

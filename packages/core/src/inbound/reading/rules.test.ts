@@ -338,3 +338,32 @@ describe('more phrasings, in each language', () => {
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('a further round of phrasings, one status per language each', () => {
+  it.each([
+  ['Good timing actually. Can you send a proposal by Friday?', 'INTERESTED'], ['Yes, worth a conversation. I am around Wednesday after 2.', 'INTERESTED'],
+  ["Let's chat. My number is 555-0100.", 'INTERESTED'], ['Absolutely, set it up.', 'INTERESTED'], ['I would love to learn more.', 'INTERESTED'],
+  ['Please send me the case study.', 'INTERESTED'], ['Our team is keen to see a demo.', 'INTERESTED'],
+  ['Ja, gerne. Schicken Sie mir einen Terminvorschlag.', 'INTERESTED'], ['Klingt spannend. Haben Sie Donnerstag Zeit?', 'INTERESTED'],
+  ['Oui, ça m’intéresse. Envoyez-moi vos disponibilités.', 'INTERESTED'], ['Volontiers, je vous propose mardi à 11h.', 'INTERESTED'],
+  ['Sí, mándame la propuesta.', 'INTERESTED'], ['Claro, ¿te va bien el miércoles?', 'INTERESTED'],
+  ['Ja hoor, stuur maar een uitnodiging.', 'INTERESTED'], ['Prima, bel me morgen.', 'INTERESTED'],
+  ['Sim, me manda a proposta.', 'INTERESTED'], ['Legal, vamos conversar na segunda às 10h?', 'INTERESTED'],
+  ['What is the pricing model?', 'QUESTION'], ['Do you work with companies outside the EU?', 'QUESTION'], ['Who referred you to me?', 'QUESTION'],
+  ['Welche Referenzen haben Sie?', 'QUESTION'], ['Avez-vous des références dans notre secteur ?', 'QUESTION'], ['¿Trabajáis con empresas en México?', 'QUESTION'],
+  ['Hebben jullie ervaring in de zorg?', 'QUESTION'], ['Vocês atendem empresas de pequeno porte?', 'QUESTION'],
+  ['Please get back to me in a couple of weeks.', 'NOT_NOW'], ['Ping me again in the new year.', 'NOT_NOW'], ["Now's not a good time. Try me in March.", 'NOT_NOW'],
+  ['Wir sind gerade mitten in einer Umstellung. Melden Sie sich in einem halben Jahr.', 'NOT_NOW'], ['Bitte kontaktieren Sie mich Anfang nächsten Jahres.', 'NOT_NOW'],
+  ['Recontactez-moi à la rentrée.', 'NOT_NOW'], ['Ce n’est pas le moment, relancez-moi en juin.', 'NOT_NOW'],
+  ['Ahora estamos a tope, escríbeme en octubre.', 'NOT_NOW'], ['Neem in januari weer contact op.', 'NOT_NOW'], ['Me procure no ano que vem.', 'NOT_NOW'],
+  ["Thanks but we're not looking for this.", 'NOT_INTERESTED'], ['We have zero need for this.', 'NOT_INTERESTED'], ["Not a fit, sorry.", 'NOT_INTERESTED'],
+  ['Wir haben das bereits intern gelöst.', 'NOT_INTERESTED'], ['Kein Interesse.', 'NOT_INTERESTED'],
+  ['Nous avons déjà une solution en interne.', 'NOT_INTERESTED'], ['Non, merci, ça ne nous intéresse pas.', 'NOT_INTERESTED'],
+  ['No, gracias. Ya tenemos a alguien.', 'NOT_INTERESTED'], ['Geen behoefte aan.', 'NOT_INTERESTED'], ['Não, obrigado. Já temos parceiro.', 'NOT_INTERESTED'],
+  ["I'm not the decision maker here.", 'WRONG_PERSON'], ['She left us in December.', 'WRONG_PERSON'], ['Please contact our purchasing department instead.', 'WRONG_PERSON'],
+  ['Ich bin nicht der richtige Ansprechpartner.', 'WRONG_PERSON'], ['Je ne suis pas la bonne interlocutrice.', 'WRONG_PERSON'],
+  ['Esto lo lleva mi compañero Luis.', 'WRONG_PERSON'], ['Dit valt niet onder mijn verantwoordelijkheid.', 'WRONG_PERSON'], ['Ele não trabalha mais aqui.', 'WRONG_PERSON'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});

@@ -39,6 +39,7 @@ const STRONG = anyOf([
   // Portuguese
   String.raw`(?:me procura|me procure|me procurem|entre em contato|volte a falar|retome|volta a falar) (?:de novo |novamente )?(?:mais (?:pra|para) frente|depois|em|no proximo|na proxima|daqui|apos|mais tarde|quando)`,
   String.raw`(?:entre em contato|fale comigo|me procure|volte a falar) (?:\w+ ){0,2}(?:no|na|a partir d[oa]) (?:segundo|proximo|proxima|terceiro|quarto|inicio|final|fim)`,
+  String.raw`(?:no )?ano que vem|(?:no )?proximo ano|(?:im )?nachsten jahr wieder|(?:l'an|l'annee) prochain`,
   String.raw`mais (?:pra|para) frente|no proximo (?:ano|trimestre|semestre)|daqui a (?:\w+ )?(?:semanas|meses)`,
 ], 'g');
 

@@ -26,6 +26,7 @@ const STRONG = anyOf([
   String.raw`(?:i don't|i do not) (?:handle|deal with|look after|work on|own|manage) (?:this|that|these|it)`,
   // German
   String.raw`nicht (?:der|die) (?:richtige|zustandige|passende|korrekte) (?:ansprechpartner\w*|person|kontakt\w*|adresse)`,
+  String.raw`nicht mein (?:bereich|thema|ressort|zustandigkeitsbereich|aufgabengebiet)`,
   String.raw`falsche[rn]? (?:ansprechpartner\w*|person|adresse|kontakt)`,
   String.raw`(?:bin|ist) (?:hierfur |dafur |da |fur \w+ )?nicht (?:mehr )?zustandig`,
   String.raw`nicht mehr (?:im unternehmen|bei uns|bei \w+ tatig|fur \w+ zustandig|im haus|in der firma)`,
@@ -45,6 +46,7 @@ const STRONG = anyOf([
   String.raw`no es (?:mi|de mi) (?:area|departamento|competencia|responsabilidad)`,
   // Dutch
   String.raw`niet de (?:juiste|goede|aangewezen) (?:persoon|contactpersoon|persoon hiervoor)`,
+  String.raw`(?:valt|is) niet onder mijn|niet mijn (?:afdeling|verantwoordelijkheid|terrein|vakgebied)`,
   String.raw`(?:ik ben|ben ik) (?:hier(?:voor)? |daar(?:voor)? )?niet (?:verantwoordelijk|de juiste|degene)`,
   String.raw`werk(?:t)? (?:hier )?niet meer`,
   String.raw`is (?:uit dienst|vertrokken)`,
@@ -54,6 +56,7 @@ const STRONG = anyOf([
   String.raw`nao (?:cuido|trabalho|respondo|estou) mais`,
   String.raw`(?:ja )?nao (?:trabalha|esta|faz parte) mais`,
   String.raw`saiu da (?:empresa|companhia)`,
+  String.raw`nao e (?:da )?minha (?:area|responsabilidade)|nao e comigo`,
 ], 'g');
 
 const WEAK = anyOf([
@@ -62,6 +65,7 @@ const WEAK = anyOf([
   String.raw`(?:reach out|talk|speak|write|get in touch) (?:to|with) (?:her|him|them) (?:directly|instead)`,
   String.raw`(?:please )?(?:direct|forward|redirect|address) (?:this|it|your (?:email|message|note|request|inquiry)) to`,
   String.raw`(?:sits|lies|falls|rests) with`,
+  String.raw`(?:contact|reach out to|email|write to|talk to|speak to|speak with) (?:our|the|my) (?:\w+ ){0,2}(?:team|department|colleague|manager|director|office|head|cfo|ceo|cto|coo) instead`,
   String.raw`(?:is|are) (?:handled|managed|owned|run|booked|done|looked after|taken care of|dealt with|covered|decided) by`,
   String.raw`(?:cc'?ing|cc'?d|copied|copying|looping in|looped in|forwarded (?:this|it|your)|forwarding (?:this|it|your)|passed (?:this|it) (?:on|along)|passing (?:this|it) (?:on|along)|sending (?:this|it) on|sent (?:this|it) on)`,
   String.raw`(?:to|with) the (?:right|correct|appropriate|relevant) (?:person|people|team|contact)`,
