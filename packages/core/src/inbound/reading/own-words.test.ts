@@ -86,6 +86,10 @@ describe('signatures and disclaimers are cut', () => {
     expect(ownWordsOf(text)).toBe(text);
   });
 
+  it('keeps a short sentence after a thank-you line', () => {
+    expect(ownWordsOf('Hi Tom,\nThanks.\nPlease remove me.')).toContain('Please remove me.');
+  });
+
   it('keeps a paragraph after "Thanks," when it is a sentence', () => {
     expect(ownWordsOf('Thanks,\n\nplease take me off your list, I have asked twice already and would rather not again.')).toContain('take me off');
   });

@@ -143,6 +143,9 @@ function afterSignOff(lines: string[], i: number): number {
   return j > 0 && SIGN_OFF.test(bare(lines[j]!)) ? j : i;
 }
 
+/** "Please remove me.", "Could you send the deck?": a sentence, which no signature line is. */
+const isSentence = (line: string) => line.endsWith('?') || (/[.!]$/.test(line) && line.split(/\s+/).length >= 3);
+
 /** A sign-off opens a signature only when no sentence follows it (a name, a title, a company) before a "--" line. */
 function onlyShortLinesAfter(lines: string[], i: number): boolean {
   let count = 0;
@@ -150,7 +153,7 @@ function onlyShortLinesAfter(lines: string[], i: number): boolean {
     const line = lines[j]!.trim();
     if (line === '--') return true;
     if (!line) continue;
-    if (line.length > 60 || ++count > 8) return false;
+    if (line.length > 60 || ++count > 8 || isSentence(line)) return false;
   }
   return true;
 }
