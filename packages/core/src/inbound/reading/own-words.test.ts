@@ -81,6 +81,10 @@ describe('signatures and disclaimers are cut', () => {
     expect(ownWordsOf(text, 'Jana Novak')).toBe('Send it over.');
   });
 
+  it('keeps a request written on the line above a notice in the same paragraph', () => {
+    expect(ownWordsOf('Please remove me.\nThis message may contain confidential information. If you are not the intended recipient, delete it.')).toBe('Please remove me.');
+  });
+
   it('keeps a GDPR request that names the regulation', () => {
     const text = 'Under Article 17 of the GDPR I request that you erase my personal data.';
     expect(ownWordsOf(text)).toBe(text);

@@ -83,8 +83,15 @@ function dropBoilerplate(lines: string[]): string[] {
   const out: string[] = [];
   let paragraph: string[] = [];
   let foldedParagraph: string[] = [];
+  // A paragraph is kept up to the line where the boilerplate starts: "Please remove me." above a notice on the next line stays.
   const flush = () => {
-    if (!DISCLAIMER.test(foldedParagraph.join(' '))) out.push(...paragraph);
+    const at = DISCLAIMER.exec(foldedParagraph.join(' '))?.index;
+    let keep = paragraph.length;
+    if (at !== undefined) {
+      let offset = 0;
+      keep = Math.max(0, foldedParagraph.findIndex((line) => (offset += line.length + 1) > at));
+    }
+    out.push(...paragraph.slice(0, keep));
     paragraph = [];
     foldedParagraph = [];
   };

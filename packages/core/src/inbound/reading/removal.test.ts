@@ -35,6 +35,7 @@ describe('removal words that ask nothing of us', () => {
     "Please don't remove me, I'd like to hear more.",
     'I was about to hit unsubscribe, but this is relevant.',
     "Don't email me, call me on Thursday instead.",
+    'If you received this in error, please notify the sender and delete this email.',
   ])('%s', (text) => {
     expect(asks(text)).toBe(false);
   });

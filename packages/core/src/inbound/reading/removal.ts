@@ -10,7 +10,7 @@
 import { anyOf } from './fold.ts';
 import { carriesNegation, negatedAt } from './negation.ts';
 
-const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data)|this (?:e-?mail(?: address)?|address|inbox)|our (?:e-?mail|address|details))`;
+const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
 const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequence|campaign|mailings?)`;
 
 const EN = [
