@@ -13,7 +13,8 @@
  * - cold starts: every Lambda bundle loaded in a new process, next to the DynamoDB client alone
  *   (bench/cold-start.ts);
  * - inbound: the bounce corpus parsed and classified, next to mailparser alone, and the hostile
- *   messages one at a time (bench/inbound.ts). ONLY=api|send|import|cold|inbound runs one part.
+ *   messages one at a time; the reply rules over the labelled dev replies in µs per reply, next to
+ *   lower-casing and splitting the same texts (bench/inbound.ts). ONLY=api|send|import|cold|inbound runs one part.
  */
 import { SMTPServer } from 'smtp-server';
 import { randomUUID } from 'node:crypto';

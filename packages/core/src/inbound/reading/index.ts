@@ -1,11 +1,16 @@
 /**
- * Reading a reply's meaning from its own words (docs/inbound.md, "Reply
- * statuses"): the quoted original, the signature and any disclaimer are cut
- * first, then the engine's own rules (six languages, no outside call) decide
- * a status, find a referral and a follow-up date. Pure and fast: it runs
- * inline on every reply the poller records.
+ * Reading a reply's meaning from its own words (docs/reply-statuses.md): the
+ * quoted original, the signature and any disclaimer are cut first
+ * (own-words.ts), then the engine's own rules (six languages, no outside
+ * call) decide a status (rules.ts), find a referral (referral.ts) and a
+ * follow-up date (follow-up.ts). Pure and fast: it runs inline on every
+ * reply the poller records.
  */
 import type { Referral, RuleStatus } from '../reply-status.ts';
+import { ownWordsOf } from './own-words.ts';
+import { statusOf } from './rules.ts';
+import { referralOf } from './referral.ts';
+import { followUpOn } from './follow-up.ts';
 
 export interface ReplyInput {
   /** The whole plain-text body as received: own words, signature, quoted original (LF line ends). */
@@ -29,7 +34,14 @@ export interface ReplyReading {
   ownWords: string;
 }
 
-/** Placeholder until the rules land: every reply needs a person's review. */
 export function readReply(input: ReplyInput): ReplyReading {
-  return { status: 'NEEDS_REVIEW', referral: null, followUpOn: null, ownWords: input.text };
+  const ownWords = ownWordsOf(input.text, input.fromName);
+  const status = statusOf(ownWords);
+  const excluded = [input.fromEmail, ...(input.ownAddresses ?? [])].filter((a): a is string => !!a);
+  return {
+    status,
+    referral: referralOf(ownWords, excluded, input.fromName),
+    followUpOn: status === 'NOT_NOW' ? followUpOn(ownWords, input.writtenAt) : null,
+    ownWords,
+  };
 }

@@ -1,0 +1,109 @@
+/**
+ * "Not the right contact" and "gone from the company", in six languages.
+ * Strong phrasings say so outright ("wrong person", "ich bin nicht
+ * zuständig", "a quitté la société"); weak ones only point elsewhere
+ * ("cc'ing our CTO", "talk to Jana", "sits with our HR team"), which a
+ * willing lead may also write, so they decide only when nothing else does.
+ * A colleague covering an absence ("on leave until May, I'm covering") is
+ * not a wrong person: that reply is read for what it asks.
+ */
+import { anyOf } from './fold.ts';
+import { affirmed } from './negation.ts';
+
+const STRONG = anyOf([
+  // English
+  String.raw`(?:not|n't|isn't) (?:really )?(?:the )?(?:right|correct|best|appropriate|relevant) (?:person|contact|one|guy|people|team|department|address)`,
+  String.raw`(?:have|got|emailed|contacted|reached|mean) the wrong [a-z]{2,20}`,
+  String.raw`wrong (?:person|contact|guy|department|team|address|email|e-mail)`,
+  String.raw`(?:not|n't) the (?:technical|decision|buying|relevant) (?:person|maker|contact)|not (?:a|the) decision[- ]maker`,
+  String.raw`not (?:my|our) (?:area|department|remit|responsibility|field|domain|decision|call)`,
+  String.raw`(?:no longer|not longer) (?:work|works|working|employed|with|at|part of|in charge|responsible|handle|handles|the)`,
+  String.raw`(?:has|have|had) (?:since |now )?left (?:the company|the business|the firm|the organi[sz]ation|us|our|\w+ (?:at|in|last|earlier|recently))`,
+  String.raw`left (?:\w+ ){1,3}(?:at the end of|in (?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})|last (?:week|month|year)|earlier this|recently|a while ago|some time ago)`,
+  String.raw`(?:i|he|she) (?:have |has |had )?(?:retired|since retired)|(?:i'm|i am) not (?:involved|responsible|in charge)`,
+  String.raw`(?:emails|mails|messages) (?:now )?(?:come|go|are forwarded|are redirected|get forwarded) to me`,
+  String.raw`(?:i'm|i am) (?:only |just )?(?:in|on|with) [a-z&/ -]{2,30}, not`,
+  String.raw`(?:i don't|i do not) (?:handle|deal with|look after|work on|own|manage) (?:this|that|these|it)`,
+  // German
+  String.raw`nicht (?:der|die) (?:richtige|zustandige|passende|korrekte) (?:ansprechpartner\w*|person|kontakt\w*|adresse)`,
+  String.raw`nicht mein (?:bereich|thema|ressort|zustandigkeitsbereich|aufgabengebiet)`,
+  String.raw`falsche[rn]? (?:ansprechpartner\w*|person|adresse|kontakt)`,
+  String.raw`(?:bin|ist) (?:hierfur |dafur |da |fur \w+ )?nicht (?:mehr )?zustandig`,
+  String.raw`nicht mehr (?:im unternehmen|bei uns|bei \w+ tatig|fur \w+ zustandig|im haus|in der firma)`,
+  String.raw`(?:hat|haben) (?:das unternehmen|uns|die firma|das haus) (?:\w+ )?verlassen`,
+  String.raw`ist (?:bei uns )?(?:\w+ ){0,6}zustandig`,
+  // French
+  String.raw`(?:pas|plus) (?:la|le) (?:bon|bonne) (?:personne|interlocuteur|interlocutrice|contact)`,
+  String.raw`je ne (?:suis|m'occupe|gere|travaille|traite) (?:pas|plus)`,
+  String.raw`(?:n'est|ne travaille|ne fait) plus (?:chez|partie|dans|avec|en charge)`,
+  String.raw`a quitte (?:la societe|l'entreprise|le groupe|nos|notre|\w+)`,
+  String.raw`(?:ce n'est|c'est) pas (?:moi|mon domaine|de mon ressort|mon service|mon perimetre)`,
+  // Spanish
+  String.raw`no soy (?:la persona|el contacto|quien|el|la) (?:adecuad\w|indicad\w|correct\w|responsable|encargad\w|que lleva)`,
+  String.raw`(?:ya )?no (?:trabajo|trabaja|estoy|esta|forma parte|formo parte) (?:en|con|para) (?:la empresa|\w+)`,
+  String.raw`(?:dejo|ha dejado|dejaron) la empresa`,
+  String.raw`no (?:me )?(?:ocupo|encargo|llevo) (?:de )?(?:eso|esto|ese tema|este tema|esa area|esta area|compras|el tema)`,
+  String.raw`no es (?:mi|de mi) (?:area|departamento|competencia|responsabilidad)`,
+  // Dutch
+  String.raw`niet de (?:juiste|goede|aangewezen) (?:persoon|contactpersoon|persoon hiervoor)`,
+  String.raw`(?:valt|is) niet onder mijn|niet mijn (?:afdeling|verantwoordelijkheid|terrein|vakgebied)`,
+  String.raw`(?:ik ben|ben ik) (?:hier(?:voor)? |daar(?:voor)? )?niet (?:verantwoordelijk|de juiste|degene)`,
+  String.raw`werk(?:t)? (?:hier )?niet meer`,
+  String.raw`is (?:uit dienst|vertrokken)`,
+  String.raw`(?:heeft|hebben) (?:het bedrijf|ons|de organisatie) verlaten`,
+  // Portuguese
+  String.raw`nao (?:sou|e) (?:a pessoa|o contato|a responsavel|o responsavel|quem cuida)`,
+  String.raw`nao (?:cuido|trabalho|respondo|estou) mais`,
+  String.raw`(?:ja )?nao (?:trabalha|esta|faz parte) mais`,
+  String.raw`saiu da (?:empresa|companhia)`,
+  String.raw`nao e (?:da )?minha (?:area|responsabilidade)|nao e comigo`,
+], 'g');
+
+const WEAK = anyOf([
+  // English
+  String.raw`(?:you'd|you would|you'll|you will|you should|you might|you may|better|best) (?:want to |need to |like to |be better off )?(?:talk|speak|reach out|get in touch|contact|write|email|direct|chat)(?: to| with)?`,
+  String.raw`(?:reach out|talk|speak|write|get in touch) (?:to|with) (?:her|him|them) (?:directly|instead)`,
+  String.raw`(?:please )?(?:direct|forward|redirect|address) (?:this|it|your (?:email|message|note|request|inquiry)) to`,
+  String.raw`(?:sits|lies|falls|rests) with`,
+  String.raw`(?:contact|reach out to|email|write to|talk to|speak to|speak with) (?:our|the|my) (?:\w+ ){0,2}(?:team|department|colleague|manager|director|office|head|cfo|ceo|cto|coo) instead`,
+  String.raw`(?:is|are) (?:handled|managed|owned|run|booked|done|looked after|taken care of|dealt with|covered|decided) by`,
+  String.raw`(?:cc'?ing|cc'?d|copied|copying|looping in|looped in|forwarded (?:this|it|your)|forwarding (?:this|it|your)|passed (?:this|it) (?:on|along)|passing (?:this|it) (?:on|along)|sending (?:this|it) on|sent (?:this|it) on)`,
+  String.raw`(?:to|with) the (?:right|correct|appropriate|relevant) (?:person|people|team|contact)`,
+  String.raw`(?:his|her|their) (?:email|address|e-mail)(?: address)? is`,
+  String.raw`(?:you can|please) (?:reach|contact|email|write to) (?:her|him|them) at`,
+  String.raw`(?:runs|owns|handles|manages) (?:it|this|that)|(?:he|she|they) (?:runs|owns|handles|manages|is responsible for|are responsible for|looks after|is in charge of|takes care of|decides)`,
+  String.raw`(?:reach out to|contact|email|write to|speak to|talk to|speak with|talk with|get in touch with) (?:\w+ ){1,3}(?:at|on|via) [^ @]{1,64}@`,
+  String.raw`(?:would be|is|are|will be) (?:the )?(?:right|best|correct|better|appropriate) (?:person|contact|people)`,
+  String.raw`(?:my|mi|mon|ma|meine|meinen|mijn|minha|meu) (?:colleague|companer[oa]|colega|collegue|kollegin|kollegen|kollege|collega)`,
+  // German
+  String.raw`wenden sie sich (?:bitte )?an`,
+  String.raw`(?:weitergeleitet|weitergegeben) an|an (?:sie|ihn|die kollegin|den kollegen) weitergeleitet|bereits weitergeleitet`,
+  String.raw`(?:kummert|kummern) sich (?:\w+ ){0,3}(?:darum|um)`,
+  // French
+  String.raw`(?:adressez-vous|adressez vous|ecrivez plutot|contactez plutot|voyez avec|voir avec)`,
+  String.raw`(?:vous pouvez|merci d'|veuillez) (?:ecrire|vous adresser|contacter|joindre) (?:a|au|aux)`,
+  String.raw`(?:transmis|transmettront|transmettra|transmets|transfere|transferer) (?:votre|ce|a|au)`,
+  // Spanish
+  String.raw`la persona (?:de|que lleva|encargada|responsable)`,
+  String.raw`(?:yo )?(?:llevo|me encargo de|me ocupo de) la parte`,
+  String.raw`(?:escriba|escribe|escribid|escribanle|escribale|escribidle|contacte|contacten|contacta|contactad|hable|hablen|habla|dirijase|dirigete) (?:a|con)`,
+  String.raw`(?:le|te|lo) (?:he )?reenviado`,
+  // Dutch
+  String.raw`(?:valt|vallen) onder`,
+  String.raw`neem (?:\w+ ){0,3}contact op met`,
+  String.raw`(?:kunt u|kun je) (?:beter )?(?:contact opnemen|mailen|bellen) (?:met|naar)`,
+  String.raw`doorgestuurd (?:naar|aan)`,
+  // Portuguese
+  String.raw`(?:fale|falar|procure|procurar|contate|contatar|entre em contato) com`,
+  String.raw`(?:encaminhei|encaminhado|repassei) (?:para|a|seu|sua|o)`,
+  String.raw`(?:quem )?cuida (?:disso|desse|dessa|do|da|dos|das)`,
+], 'g');
+
+export interface WrongPersonSignal {
+  strong: boolean;
+  weak: boolean;
+}
+
+export function wrongPersonSignals(folded: string): WrongPersonSignal {
+  return { strong: affirmed(folded, STRONG), weak: affirmed(folded, WEAK) };
+}
