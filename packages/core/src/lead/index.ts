@@ -12,7 +12,7 @@ import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadKey, leadsOfCampaign, legacyUniqueKey, withoutAddressIndex, withoutPinIndex } from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
-import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
+import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadZone } from '../schedule/lead-zone.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
 import type { LeadPageView, LeadView } from './lead.view.ts';
@@ -251,7 +251,14 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
           // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
           update: leadKey(lead.id),
           change: {
-            set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
+            set: {
+              email: `erased-${lead.id}@erased.invalid`,
+              customFields: {},
+              erased: true,
+              erasedAt: new Date(deps.wallClock.now()).toISOString(),
+              // A bounce's diagnostic is the server's words, which may quote the address (rows stored before addresses were stripped from it).
+              ...(lead.bounce ? { bounce: withoutDiagnostic(lead.bounce) } : {}),
+            },
             remove: ['firstName', 'lastName', 'company', 'thread', ...withoutAddressIndex(), ...withoutPinIndex()],
             if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
           },
@@ -269,6 +276,8 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
   await eraseInboundFrom(deps, email);
   return { erased };
 }
+
+const withoutDiagnostic = ({ diagnostic: _, ...rest }: LeadBounce): LeadBounce => rest;
 
 /** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
 async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {

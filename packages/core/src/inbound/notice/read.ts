@@ -19,6 +19,7 @@ import { looksLikeSes, sesNotificationOf } from './ses.ts';
 import type { BouncedRecipient } from '../classify.ts';
 import { isHard, reasonOf } from './reasons.ts';
 import { addressOfToken, addressesIn } from './text.ts';
+import { withoutAddresses } from '../../log.ts';
 
 const DIAGNOSTIC_MAX = 300;
 /** A report naming more recipients than this is read for the first ones only: a campaign mails one address per message. */
@@ -143,7 +144,9 @@ function recipientOf(recipient: string, action: string, status: string | undefin
   // The address itself says nothing about why (and a local part such as "mailboxfull" would mislead).
   let reason = reasonOf(diagnostic.replaceAll(recipient, ' '), inferred);
   if (reason === 'unknown') reason = reasonOf(notice.replaceAll(recipient, ''), inferred);
-  const diag = oneLine(diagnostic);
+  // Stored on the lead's row, the report's record and the email.bounced event: servers quote the recipient
+  // (`550 5.1.1 <ann@client.com>: unknown`), and an erase must not find the address there, as the SMTP path already ensures.
+  const diag = withoutAddresses(oneLine(diagnostic));
   return { recipient, action, status: inferred, ...(diag ? { diagnostic: diag } : {}), reason, hard: isHard(reason, inferred, action) };
 }
 

@@ -1,0 +1,81 @@
+/**
+ * Erase and delete reach everything the engine stored of a person: a
+ * bounce's diagnostic (which servers write with the address in it), the
+ * webhook events of a lead deleted before the erase came, and the rest of a
+ * deleted lead's items. Unit tier.
+ */
+import { describe, expect, it } from 'vitest';
+import * as campaigns from '../campaign/index.ts';
+import * as domains from '../domain/index.ts';
+import * as mailboxes from '../mailbox/index.ts';
+import * as webhooks from '../webhooks/index.ts';
+import { applyMessages } from '../inbound/apply.ts';
+import { inboundOfLead } from '../inbound/keys.ts';
+import type { InboundMessage } from '../ports/mail-reader.ts';
+import { jobId, jobKey } from '../sending/keys.ts';
+import { sendJob } from '../sending/sender.ts';
+import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
+import * as leads from './index.ts';
+import { leadKey } from './keys.ts';
+
+async function sentTo(deps: UnitDeps, emails: string[]) {
+  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello.', mailboxIds: [String(box.id)], steps: [{ waitDays: 3, body: 'Bump.' }] });
+  const ids: Record<string, string> = {};
+  for (const email of emails) ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'Ada' })).id);
+  await campaigns.launch(deps, String(c.id));
+  const messageIds: Record<string, string> = {};
+  for (const email of emails) {
+    const id = jobId(ids[email]!, 0);
+    await deps.store.update(jobKey(id), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    expect(await sendJob(deps, id)).toBe('sent');
+    messageIds[email] = deps.mailer.sent.at(-1)!.email.messageId;
+    deps.clock.advance(11 * 60_000);
+  }
+  const mailbox = await mailboxes.get(deps, String(box.id));
+  return { mailbox, campaignId: String(c.id), ids, messageIds };
+}
+
+const message = (over: Partial<InboundMessage>): InboundMessage => ({
+  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please.', ...over,
+});
+
+/** A DSN whose Diagnostic-Code quotes the recipient, as most servers write it. */
+const dsn = (rcpt: string, originalId: string, status = '5.1.1', diagnostic = `550 ${status} <${rcpt}>: Recipient address rejected`) =>
+  message({
+    from: 'mailer-daemon@mx.sender.com',
+    headers: { 'auto-submitted': 'auto-replied' },
+    report: { type: 'delivery-status', fields: `Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ${rcpt}\nAction: failed\nStatus: ${status}\nDiagnostic-Code: smtp; ${diagnostic}\n`, original: { messageId: originalId, to: [rcpt] } },
+  });
+
+describe('a bounce diagnostic', () => {
+  it('read from a report is stored without the address, hard or soft', async () => {
+    const deps = unitDeps();
+    const { mailbox, ids, messageIds } = await sentTo(deps, ['ada@x.com', 'full@x.com']);
+    await applyMessages(deps, mailbox, [dsn('ada@x.com', messageIds['ada@x.com']!), dsn('full@x.com', messageIds['full@x.com']!, '5.2.2', '552 5.2.2 <full@x.com>: mailbox full')]);
+    const hard = await leads.get(deps, ids['ada@x.com']!);
+    expect(hard.status).toBe('BOUNCED');
+    expect(hard.bounce?.diagnostic).toContain('Recipient address rejected');
+    expect(hard.bounce?.diagnostic).not.toContain('ada@x.com');
+    const soft = await leads.get(deps, ids['full@x.com']!);
+    expect(soft.bounce).toMatchObject({ hard: false });
+    expect(soft.bounce?.diagnostic).not.toContain('full@x.com');
+    // The report's own record keeps the diagnostic in its snippet: without the address too.
+    const records = (await deps.store.query(inboundOfLead(ids['ada@x.com']!))).items;
+    expect(records.map((r) => r.snippet)).toEqual([expect.stringContaining('Recipient address rejected')]);
+    expect(JSON.stringify(records)).not.toContain('<ada@x.com>');
+  });
+
+  it('is emptied by an erase, whatever a row stored before kept in it', async () => {
+    const deps = unitDeps();
+    const { ids } = await sentTo(deps, ['ada@x.com']);
+    // A row from before diagnostics lost their addresses.
+    await deps.store.update(leadKey(ids['ada@x.com']!), { set: { bounce: { status: '5.1.1', reason: 'user-unknown', hard: false, diagnostic: '550 5.1.1 <ada@x.com>: Recipient address rejected', via: 'report', confirmed: true, at: '2026-03-02T12:00:00.000Z' } } });
+    expect((await leads.erase(deps, { email: 'ada@x.com' })).erased).toBe(1);
+    const listed = JSON.stringify(await leads.list(deps, {}));
+    expect(listed).not.toContain('ada@x.com');
+    expect(listed).not.toContain('Recipient address rejected');
+    expect((await leads.get(deps, ids['ada@x.com']!)).bounce).toMatchObject({ status: '5.1.1', hard: false });
+  });
+});
