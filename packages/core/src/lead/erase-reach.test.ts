@@ -9,6 +9,7 @@ import * as campaigns from '../campaign/index.ts';
 import * as domains from '../domain/index.ts';
 import * as mailboxes from '../mailbox/index.ts';
 import * as webhooks from '../webhooks/index.ts';
+import { deliveryKey } from '../webhooks/keys.ts';
 import { applyMessages } from '../inbound/apply.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
@@ -77,5 +78,33 @@ describe('a bounce diagnostic', () => {
     expect(listed).not.toContain('ada@x.com');
     expect(listed).not.toContain('Recipient address rejected');
     expect((await leads.get(deps, ids['ada@x.com']!)).bounce).toMatchObject({ status: '5.1.1', hard: false });
+  });
+});
+
+describe('a deleted lead', () => {
+  it("leaves no webhook event naming it: owed ones are given up, so an erase afterwards has nothing left to find", async () => {
+    const deps = unitDeps();
+    const hook = await webhooks.create(deps, { url: 'https://hooks.example.com/in', events: ['*'] });
+    const { mailbox, ids, messageIds } = await sentTo(deps, ['ada@x.com', 'bob@x.com', 'cy@x.com']);
+    await applyMessages(deps, mailbox, [
+      dsn('ada@x.com', messageIds['ada@x.com']!),
+      message({ from: 'bob@x.com', inReplyTo: [messageIds['bob@x.com']!], text: 'Call me on 555 0100.' }),
+    ]);
+    await leads.suppress(deps, ids['cy@x.com']!);
+    for (const email of ['ada@x.com', 'bob@x.com']) await leads.remove(deps, ids[email]!);
+    await leads.erase(deps, { email: 'ada@x.com' });
+    await leads.erase(deps, { email: 'bob@x.com' });
+
+    const items = await Promise.all((await webhooks.deliveries(deps, hook.id)).deliveries.map(async (d) => (await deps.store.get(deliveryKey(hook.id, d.eventId)))!));
+    const of = (email: string) => items.filter((i) => JSON.parse(String(i.body)).data.leadId === ids[email]);
+    expect(of('ada@x.com').map((i) => i.type).sort()).toEqual(['email.bounced', 'email.sent']);
+    expect(of('bob@x.com').map((i) => i.type).sort()).toEqual(['email.sent', 'reply.received']);
+    for (const item of [...of('ada@x.com'), ...of('bob@x.com')]) {
+      expect(String(item.body)).not.toMatch(/ada@x\.com|bob@x\.com|555 0100/);
+      expect(item).toMatchObject({ delivered: false, givenUp: true, lastError: 'the lead was deleted before the event was delivered' });
+      expect(item.gsi3pk).toBeUndefined();
+    }
+    // A lead that was not deleted keeps its events owed.
+    expect(of('cy@x.com').every((i) => !i.givenUp)).toBe(true);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * What goes with a hard-deleted lead (DELETE /v1/leads/{id}): everything
+ * stored about it beside its row. Once the row is gone an erase of the
+ * address (found by the address's rows) can no longer reach any of it, so
+ * the delete itself must leave nothing personal behind. The campaign's
+ * figures keep their counts: they are counters, not these items.
+ */
+import type { Deps } from '../deps.ts';
+import { queryAll } from '../collections.ts';
+import { ConditionFailedError } from '../errors.ts';
+import { inboundOfLead } from '../inbound/keys.ts';
+import { cancelOpenJobs } from '../sending/jobs.ts';
+import { jobKeysOfLead } from '../sending/keys.ts';
+import { eraseLeadEvents } from '../webhooks/events.ts';
+
+/** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
+export async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
+  for (const key of jobKeysOfLead(leadId)) {
+    if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject', 'aiBody'] });
+  }
+}
+
+/** Everything attached to the deleted lead `leadId`, after its row went. Safe to run twice. */
+export async function removeAttached(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string): Promise<void> {
+  // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
+  // sequence); one being sent right now stays until the sender settles it, without its subject.
+  await cancelOpenJobs(deps, leadId, 'lead deleted');
+  for (const key of jobKeysOfLead(leadId)) {
+    try {
+      await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    }
+  }
+  await forgetSubjects(deps, leadId);
+  // Its webhook events (a bounce's names the address, a reply's its words): emptied, and one still owed given up.
+  await eraseLeadEvents(deps, leadId, 'the lead was deleted before the event was delivered');
+  // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
+  for (const item of await queryAll(deps.store, inboundOfLead(leadId))) await deps.store.delete({ pk: item.pk, sk: item.sk });
+}
