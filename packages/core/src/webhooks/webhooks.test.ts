@@ -4,10 +4,11 @@ import { unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import type { DeliveryMessage, PostOutcome } from '../ports/webhooks.ts';
 import { ValidationError } from '../errors.ts';
 import * as webhooks from './index.ts';
+import { MAX_WEBHOOKS } from './index.ts';
 import { eraseLeadEvents, eraseReplySender, eventIdOf, eventOps } from './events.ts';
 import { deliver, MAX_ATTEMPTS, RETRY_DELAYS_MS, sign, sweep } from './delivery.ts';
 import { KEEP_ENDED_MS } from './entity.ts';
-import { deliveryKey } from './keys.ts';
+import { deliveryKey, webhookCountKey } from './keys.ts';
 
 function setup(answers: (PostOutcome | undefined)[] = []) {
   const posts: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -43,6 +44,31 @@ describe('creating a webhook', () => {
     const err = await webhooks.create(deps, body).catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toMatch(sentence);
+  });
+
+  it('holds at most 25: the 26th is refused with a sentence, and a removal makes room again', async () => {
+    const { deps } = setup();
+    const made = [];
+    for (let i = 0; i < MAX_WEBHOOKS; i++) made.push(await webhooks.create(deps, { url: `https://hooks.example.com/${i}`, events: ['*'] }));
+    expect(MAX_WEBHOOKS).toBe(25);
+    const err = await webhooks.create(deps, { url: 'https://hooks.example.com/26', events: ['*'] }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toMatch(/at most 25 webhooks/);
+    expect(await webhooks.list(deps)).toHaveLength(25);
+    await webhooks.remove(deps, made[0]!.id);
+    await expect(webhooks.remove(deps, made[0]!.id)).rejects.toThrow('No webhook has this id.');
+    await expect(webhooks.create(deps, { url: 'https://hooks.example.com/26', events: ['*'] })).resolves.toBeDefined();
+    await expect(webhooks.create(deps, { url: 'https://hooks.example.com/27', events: ['*'] })).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('counts, when the count is first needed, the webhooks an installation already had, and two adds at the 24th do not both pass', async () => {
+    const { deps } = setup();
+    for (let i = 0; i < 23; i++) await webhooks.create(deps, { url: `https://hooks.example.com/${i}`, events: ['*'] });
+    // As an installation from before the count: the webhooks are there, their count is not.
+    await deps.store.delete(webhookCountKey);
+    const results = await Promise.allSettled([0, 1, 2].map((i) => webhooks.create(deps, { url: `https://hooks.example.com/x${i}`, events: ['*'] })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(await webhooks.list(deps)).toHaveLength(25);
   });
 
   it('takes plain http to a loopback receiver', async () => {
