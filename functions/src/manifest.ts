@@ -98,7 +98,8 @@ export const table = {
 export const functions = {
   auth: {
     handler: 'http/auth.ts',
-    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login' }],
+    // JSON only: a web page can make a visitor's browser post text/plain anywhere, and each such post would count as a guess.
+    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login', jsonOnly: true }],
   },
   mailboxes: {
     handler: 'http/mailboxes.ts',
