@@ -127,6 +127,7 @@ describe('settling an unknown outcome by the Sent folder', () => {
     await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
     const claimed = { id: jobId('L8', 0), state: 'CLAIMED', dueAt: 0, mailboxId: box.id, messageId: '<m8@sender.com>', leadId: 'L8', campaignId: 'C8', step: 0 };
     await deps.store.put({ ...jobKey(claimed.id), ...claimed, smtpStartedAt: deps.wallClock.now() - FILING_DELAY_MS });
+    await deps.store.put({ ...leadKey('L8'), id: 'L8', campaignId: 'C8', email: 'x@client.com', status: 'CONTACTED' });
     const settle = async () => campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!));
     expect(await settle()).toBe(false);
     // Asked again sooner than five minutes on (the next dispatcher tick): a second miss that soon proves nothing.

@@ -10,7 +10,8 @@ import { queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
 import { cancelOpenJobs } from '../sending/jobs.ts';
-import { jobKeysOfLead } from '../sending/keys.ts';
+import { jobKey, jobKeysOfLead } from '../sending/keys.ts';
+import type { Key } from '../ports/store.ts';
 import { eraseLeadEvents } from '../webhooks/events.ts';
 
 /** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
@@ -20,18 +21,29 @@ export async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string):
   }
 }
 
+/** A job of a deleted lead, once it has ended (its counts are kept by the queue's counters, not by the row). */
+async function removeEndedJob(deps: Pick<Deps, 'store'>, key: Key): Promise<void> {
+  try {
+    await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
+}
+
+/**
+ * The email of a lead deleted while it was being sent, now recorded: the delete left its job to the sender
+ * (ending it then would have lost the send's count), and it goes now, as the delete's other jobs went.
+ */
+export async function removeJobOfDeletedLead(deps: Pick<Deps, 'store'>, jobId: string): Promise<void> {
+  await removeEndedJob(deps, jobKey(jobId));
+}
+
 /** Everything attached to the deleted lead `leadId`, after its row went. Safe to run twice. */
 export async function removeAttached(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string): Promise<void> {
   // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
-  // sequence); one being sent right now stays until the sender settles it, without its subject.
+  // sequence); one being sent right now stays, without its subject, until the sender records it (removeJobOfDeletedLead).
   await cancelOpenJobs(deps, leadId, 'lead deleted');
-  for (const key of jobKeysOfLead(leadId)) {
-    try {
-      await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    }
-  }
+  for (const key of jobKeysOfLead(leadId)) await removeEndedJob(deps, key);
   await forgetSubjects(deps, leadId);
   // Its webhook events (a bounce's names the address, a reply's its words): emptied, and one still owed given up.
   await eraseLeadEvents(deps, leadId, 'the lead was deleted before the event was delivered');

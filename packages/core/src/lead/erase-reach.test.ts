@@ -12,6 +12,7 @@ import * as webhooks from '../webhooks/index.ts';
 import { deliveryKey } from '../webhooks/keys.ts';
 import { applyMessages } from '../inbound/apply.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
+import { listReplies } from '../inbound/index.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
 import { sendJob } from '../sending/sender.ts';
@@ -106,5 +107,43 @@ describe('a deleted lead', () => {
     }
     // A lead that was not deleted keeps its events owed.
     expect(of('cy@x.com').every((i) => !i.givenUp)).toBe(true);
+  });
+});
+
+describe('deleting a lead', () => {
+  it('while its email is being sent: the send is counted, and its job goes once recorded, like the lead\'s other jobs', async () => {
+    const deps = unitDeps();
+    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}}', template: 'Hi.', mailboxIds: [String(box.id)], steps: [{ waitDays: 2, body: 'Bump.' }] });
+    const lead = await created(leads.create, deps, { campaignId: c.id, email: 'ada@x.com', firstName: 'Ada' });
+    await campaigns.launch(deps, String(c.id));
+    await deps.store.update(jobKey(jobId(String(lead.id), 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
+    // The delete lands while the SMTP server is answering.
+    const send = deps.mailer.send.bind(deps.mailer);
+    deps.mailer.send = async (transport, email) => {
+      await leads.remove(deps, String(lead.id));
+      return send(transport, email);
+    };
+    expect(await sendJob(deps, jobId(String(lead.id), 0))).toBe('sent');
+    expect((await campaigns.get(deps, String(c.id))).sentCount).toBe(1);
+    for (const step of [0, 1]) expect(await deps.store.get(jobKey(jobId(String(lead.id), step)))).toBeUndefined();
+    expect(await deps.store.get(leadKey(String(lead.id)))).toBeUndefined();
+  });
+
+  it('removes its replies and their words; the campaign keeps its counts', async () => {
+    const deps = unitDeps();
+    const { mailbox, campaignId, ids, messageIds } = await sentTo(deps, ['ada@x.com', 'bob@x.com']);
+    await applyMessages(deps, mailbox, [
+      message({ from: 'ada@x.com', inReplyTo: [messageIds['ada@x.com']!], text: 'Call me on 555 0100.' }),
+      message({ from: 'ada@x.com', inReplyTo: [messageIds['ada@x.com']!], text: 'Still there?' }),
+      message({ from: 'bob@x.com', inReplyTo: [messageIds['bob@x.com']!], text: 'Yes.' }),
+    ]);
+    expect((await listReplies(deps, {})).replies).toHaveLength(3);
+    await leads.remove(deps, ids['ada@x.com']!);
+    expect((await listReplies(deps, {})).replies.map((r) => r.leadId)).toEqual([ids['bob@x.com']]);
+    expect((await deps.store.query(inboundOfLead(ids['ada@x.com']!))).items).toEqual([]);
+    for (let step = 0; step < 2; step++) expect(await deps.store.get(jobKey(jobId(ids['ada@x.com']!, step)))).toBeUndefined();
+    expect(await campaigns.get(deps, campaignId)).toMatchObject({ sentCount: 2, repliesCount: 2 });
   });
 });

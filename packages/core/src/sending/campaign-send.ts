@@ -12,6 +12,7 @@ import { campaignKey } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { sendable, sendableIf, transition } from '../lead/sequence.ts';
 import * as facts from '../lead/facts.ts';
+import { removeJobOfDeletedLead } from '../lead/delete.ts';
 import { imapLogin } from '../mailbox/access.ts';
 import { composeEmail, type Composed } from './compose.ts';
 import { foldCounters, move, sentJobOps } from './jobs.ts';
@@ -234,6 +235,8 @@ async function settleSent(deps: Deps, claimed: Job, how: { note?: string; unconf
       // Settled already by another writer: nothing more to record.
       if (!(err instanceof ConditionFailedError)) throw err;
     }
+    // Its lead deleted meanwhile: counted, the job goes as the delete's other jobs went.
+    if (!l) await removeJobOfDeletedLead(deps, job.id);
     return;
   }
   await facts.sent(deps, {
