@@ -206,10 +206,16 @@ describe('stacks map the manifest onto SST', () => {
       expect(open.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.opens ?? [])] }]);
       expect(args.permissions.every((p: { resources: unknown[] }) => !p.resources.includes('*')), name).toBe(true);
     }
-    // Only the functions that exchange or refresh OAuth tokens see the apps' secrets.
-    const withOAuth = defs.filter(([n]) => 'GOOGLE_CLIENT_SECRET' in d.fn(n).args.environment).map(([n]) => n).sort();
+    // Only the functions that exchange or refresh OAuth tokens see the apps' secrets, linked (encrypted in the bundle), never
+    // in the environment, which anyone who may read a function's configuration reads in plain text.
+    const linksSecret = (n: string, secret: string) => d.fn(n).args.link.some((l: { name?: string }) => l?.name === `Secret:${secret}:name`);
+    const withOAuth = defs.filter(([n]) => linksSecret(n, 'GoogleClientSecret') && linksSecret(n, 'MicrosoftClientSecret')).map(([n]) => n).sort();
     expect(withOAuth).toEqual(defs.filter(([, f]) => f.seals?.includes('mailbox-oauth-refresh')).map(([n]) => n).sort());
     expect(withOAuth).toEqual(expect.arrayContaining(['oauth', 'sender', 'mailboxPoller']));
+    for (const [name] of defs) {
+      const environment = JSON.stringify(d.fn(name).args.environment);
+      expect(environment, name).not.toMatch(/CLIENT_SECRET|CLIENT_ID|Secret:/);
+    }
   });
 
   it('reserves concurrency nowhere (a new account of 10 executions may reserve none) and bounds the sender where it takes messages', () => {

@@ -2,6 +2,7 @@ import {
   buckets,
   functions,
   INSTALL_SECRET_PURPOSE,
+  OAUTH_SECRETS,
   queues,
   schedules,
   table as tableDef,
@@ -34,14 +35,6 @@ export const RUNTIME = 'nodejs22.x';
 
 /** The API stage's limits: a flood on the public routes is refused at the edge, before it costs a Lambda. */
 export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100 };
-
-/** OAuth apps are secrets (`npx sst secret set GoogleClientSecret ...`); empty until set, and a provider without them cannot connect. */
-const OAUTH_SECRETS = {
-  GOOGLE_CLIENT_ID: 'GoogleClientId',
-  GOOGLE_CLIENT_SECRET: 'GoogleClientSecret',
-  MICROSOFT_CLIENT_ID: 'MicrosoftClientId',
-  MICROSOFT_CLIENT_SECRET: 'MicrosoftClientSecret',
-} as const;
 
 /**
  * Maps the one manifest onto AWS: the table, the KMS key, the queues, one
@@ -98,7 +91,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
   });
   const publicBaseUrl: Output = opts.domain ? `https://${opts.domain}` : api.url;
 
-  const oauth = Object.fromEntries(Object.entries(OAUTH_SECRETS).map(([env, name]) => [env, new p.Secret(name, '').value]));
+  // OAuth apps are secrets, empty until set (a provider without them cannot connect). Linked, not put in the environment:
+  // a Lambda's environment is plain text to anyone who may read its configuration; linked values travel encrypted.
+  const oauth = Object.values(OAUTH_SECRETS).map((name) => new p.Secret(name, ''));
 
   const args = (name: string, def: FunctionDef): FunctionArgs => {
     const uses = new Set(def.uses ?? []);
@@ -117,8 +112,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     return {
       handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
       description: `Outbound ${name}`,
-      // Linking grants the table's (and, where used, the bucket's) permissions.
-      link: uses.has('uploads') ? [table, uploads] : [table],
+      // Linking grants the table's (and, where used, the bucket's) permissions. Exchanging a code or refreshing a token
+      // needs the OAuth apps: the functions that seal refresh tokens are those.
+      link: [table, ...(uses.has('uploads') ? [uploads] : []), ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : [])],
       environment: {
         TABLE_NAME: table.name,
         KMS_KEY_ID: key.arn,
@@ -126,8 +122,6 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
         ...(def.enqueues ? { QUEUE_URL_SEND: send.url } : {}),
         ...(def.consumes === 'webhooks' ? { QUEUE_URL_WEBHOOKS: webhooks.url } : {}),
         ...(uses.has('uploads') ? { UPLOADS_BUCKET: uploads.name } : {}),
-        // Exchanging a code or refreshing a token needs the app: the functions that seal refresh tokens are those.
-        ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : {}),
         ...(opts.dnsServers ? { DNS_SERVERS: opts.dnsServers } : {}),
         ...(opts.logLevel ? { LOG_LEVEL: opts.logLevel } : {}),
       },

@@ -44,6 +44,18 @@ export type KitName = 'mail' | 'smtp' | 'ai' | 'uploads';
 /** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
 export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key' | 'webhook-signing-secret';
 
+/**
+ * The OAuth apps, as SST secrets (`npx sst secret set GoogleClientSecret ...`), by the environment variable the
+ * shared configuration reads each into. The stack links them to the functions that exchange or refresh tokens,
+ * which read them with SST's Resource (functions/src/lib/linked.ts): never a plaintext Lambda environment variable.
+ */
+export const OAUTH_SECRETS = {
+  GOOGLE_CLIENT_ID: 'GoogleClientId',
+  GOOGLE_CLIENT_SECRET: 'GoogleClientSecret',
+  MICROSOFT_CLIENT_ID: 'MicrosoftClientId',
+  MICROSOFT_CLIENT_SECRET: 'MicrosoftClientSecret',
+} as const;
+
 /** The installation's own secrets (signing key, suppression salt, unsubscribe key): made by whichever function first needs one. */
 export const INSTALL_SECRET_PURPOSE = 'install-secret';
 

@@ -22,6 +22,7 @@ import { oauthClient } from '@outbound/mail/oauth-client';
 import { webhookPoster } from '@outbound/mail/webhook-poster';
 import { z } from 'zod';
 import { INSTALL_SECRET_PURPOSE, type FunctionDef, type KitName } from '../manifest.ts';
+import { linkedOAuthEnv } from './linked.ts';
 
 /** What differs between AWS and the local runtime: where the table, the keys and the queue are, and the clocks. */
 export interface Platform {
@@ -205,7 +206,8 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv, kits: readonly Kit
     const issue = parsed.error.issues[0]!;
     throw new Error(`The environment variable ${String(issue.path[0])} ${issue.message}.`);
   }
-  const shared = sharedSettingsFromEnv(env);
+  // The OAuth apps come linked (stacks/index.ts), not in the environment.
+  const shared = sharedSettingsFromEnv({ ...env, ...linkedOAuthEnv() });
   const queueUrl = parsed.data.QUEUE_URL_SEND;
   return buildDeps(
     {
