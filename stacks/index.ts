@@ -100,8 +100,8 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     // KMS checks the encryption context's purpose: a function opens and seals only what its manifest entry names,
     // so a public function (unsubscribe, webhook, OAuth callback) cannot open a mailbox password or a refresh token.
     const permissions: Permission[] = [
-      kmsFor('kms:Decrypt', key.arn, def.opens),
-      kmsFor('kms:GenerateDataKey', key.arn, def.seals),
+      ...kmsFor('kms:Decrypt', key.arn, def.opens, def.installSecrets),
+      ...kmsFor('kms:GenerateDataKey', key.arn, def.seals, def.installSecrets),
     ];
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
     // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
@@ -167,9 +167,17 @@ export function rateExpression(minutes: number): string {
   return `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`;
 }
 
-/** One KMS action on the key, for the installation's own secrets and the given purposes only. */
-function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = []): Permission {
-  return { actions: [action], resources: [key], conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...purposes] }] };
+/**
+ * One KMS action on the key, for the installation's own secrets and the given purposes only; with `installNames`,
+ * the installation's secrets of those names only (a second statement, as IAM joins one statement's conditions with AND).
+ */
+function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = [], installNames?: readonly string[]): Permission[] {
+  const purpose = (values: string[]) => ({ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values });
+  if (!installNames) return [{ actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE, ...purposes])] }];
+  return [
+    { actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE]), { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: [...installNames] }] },
+    ...(purposes.length ? [{ actions: [action], resources: [key], conditions: [purpose([...purposes])] }] : []),
+  ];
 }
 
 /** A metric an alarm watches: namespace, name and dimensions. */

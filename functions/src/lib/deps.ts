@@ -128,15 +128,18 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
   const uses = new Set(def.uses ?? []);
   const sealable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])]);
   const openable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.opens ?? [])]);
+  // As KMS holds the role to installSecrets by the context's name: an installation secret not listed is refused.
+  const unlisted = (context: Record<string, string>) =>
+    context.purpose === INSTALL_SECRET_PURPOSE && def.installSecrets !== undefined && !(def.installSecrets as string[]).includes(context.name ?? '');
   const keys: KeyProvider = {
     generateDataKey: (context) =>
-      sealable.has(context.purpose ?? '')
+      sealable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.generateDataKey(context)
-        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret: its manifest entry does not list it in seals.`)),
+        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
     decryptDataKey: (ciphertext, context) =>
-      openable.has(context.purpose ?? '')
+      openable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.decryptDataKey(ciphertext, context)
-        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret: its manifest entry does not list it in opens.`)),
+        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
   };
   view = { ...deps, keys };
   for (const [port, by] of KITS_OF) {
