@@ -199,17 +199,33 @@ describe('stacks map the manifest onto SST', () => {
       const actions = args.permissions.flatMap((p: { actions: string[] }) => p.actions);
       const sends = args.permissions.filter((p: { actions: string[] }) => p.actions.includes('sqs:SendMessage')).flatMap((p: { resources: string[] }) => p.resources);
       expect(sends, name).toEqual([...(def.enqueues ? ['Queue:Send:arn'] : []), ...(def.consumes === 'webhooks' ? ['Queue:Deliveries:arn'] : [])]);
-      expect(actions.filter((a: string) => a.startsWith('kms:')).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
-      const seal = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:GenerateDataKey'));
-      expect(seal.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.seals ?? [])] }]);
-      const open = args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:Decrypt'));
-      expect(open.conditions, name).toEqual([{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret', ...(def.opens ?? [])] }]);
+      expect([...new Set(actions.filter((a: string) => a.startsWith('kms:')))].sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      const purpose = (values: string[]) => ({ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values });
+      // A function that needs only some of the installation's secrets gets those by name, in a statement of their own.
+      const expected = (purposes: string[]) =>
+        def.installSecrets
+          ? [[purpose(['install-secret']), { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: def.installSecrets }], ...(purposes.length ? [[purpose(purposes)]] : [])]
+          : [[purpose(['install-secret', ...purposes])]];
+      const conditionsOf = (action: string) => args.permissions.filter((p: { actions: string[] }) => p.actions.includes(action)).map((p: { conditions: unknown }) => p.conditions);
+      expect(conditionsOf('kms:GenerateDataKey'), name).toEqual(expected(def.seals ?? []));
+      expect(conditionsOf('kms:Decrypt'), name).toEqual(expected(def.opens ?? []));
       expect(args.permissions.every((p: { resources: unknown[] }) => !p.resources.includes('*')), name).toBe(true);
     }
-    // Only the functions that exchange or refresh OAuth tokens see the apps' secrets.
-    const withOAuth = defs.filter(([n]) => 'GOOGLE_CLIENT_SECRET' in d.fn(n).args.environment).map(([n]) => n).sort();
+    // The login signs tokens, and may open no other secret of the installation (the suppression salt, the unsubscribe key).
+    expect(d.fn('auth').args.permissions.find((p: { actions: string[] }) => p.actions.includes('kms:Decrypt')).conditions).toEqual([
+      { test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: ['install-secret'] },
+      { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: ['JWT_SECRET'] },
+    ]);
+    // Only the functions that exchange or refresh OAuth tokens see the apps' secrets, linked (encrypted in the bundle), never
+    // in the environment, which anyone who may read a function's configuration reads in plain text.
+    const linksSecret = (n: string, secret: string) => d.fn(n).args.link.some((l: { name?: string }) => l?.name === `Secret:${secret}:name`);
+    const withOAuth = defs.filter(([n]) => linksSecret(n, 'GoogleClientSecret') && linksSecret(n, 'MicrosoftClientSecret')).map(([n]) => n).sort();
     expect(withOAuth).toEqual(defs.filter(([, f]) => f.seals?.includes('mailbox-oauth-refresh')).map(([n]) => n).sort());
     expect(withOAuth).toEqual(expect.arrayContaining(['oauth', 'sender', 'mailboxPoller']));
+    for (const [name] of defs) {
+      const environment = JSON.stringify(d.fn(name).args.environment);
+      expect(environment, name).not.toMatch(/CLIENT_SECRET|CLIENT_ID|Secret:/);
+    }
   });
 
   it('reserves concurrency nowhere (a new account of 10 executions may reserve none) and bounds the sender where it takes messages', () => {

@@ -2,6 +2,7 @@ import {
   buckets,
   functions,
   INSTALL_SECRET_PURPOSE,
+  OAUTH_SECRETS,
   queues,
   schedules,
   table as tableDef,
@@ -34,14 +35,6 @@ export const RUNTIME = 'nodejs24.x';
 
 /** The API stage's limits: a flood on the public routes is refused at the edge, before it costs a Lambda. */
 export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100 };
-
-/** OAuth apps are secrets (`npx sst secret set GoogleClientSecret ...`); empty until set, and a provider without them cannot connect. */
-const OAUTH_SECRETS = {
-  GOOGLE_CLIENT_ID: 'GoogleClientId',
-  GOOGLE_CLIENT_SECRET: 'GoogleClientSecret',
-  MICROSOFT_CLIENT_ID: 'MicrosoftClientId',
-  MICROSOFT_CLIENT_SECRET: 'MicrosoftClientSecret',
-} as const;
 
 /**
  * Maps the one manifest onto AWS: the table, the KMS key, the queues, one
@@ -98,15 +91,17 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
   });
   const publicBaseUrl: Output = opts.domain ? `https://${opts.domain}` : api.url;
 
-  const oauth = Object.fromEntries(Object.entries(OAUTH_SECRETS).map(([env, name]) => [env, new p.Secret(name, '').value]));
+  // OAuth apps are secrets, empty until set (a provider without them cannot connect). Linked, not put in the environment:
+  // a Lambda's environment is plain text to anyone who may read its configuration; linked values travel encrypted.
+  const oauth = Object.values(OAUTH_SECRETS).map((name) => new p.Secret(name, ''));
 
   const args = (name: string, def: FunctionDef): FunctionArgs => {
     const uses = new Set(def.uses ?? []);
     // KMS checks the encryption context's purpose: a function opens and seals only what its manifest entry names,
     // so a public function (unsubscribe, webhook, OAuth callback) cannot open a mailbox password or a refresh token.
     const permissions: Permission[] = [
-      kmsFor('kms:Decrypt', key.arn, def.opens),
-      kmsFor('kms:GenerateDataKey', key.arn, def.seals),
+      ...kmsFor('kms:Decrypt', key.arn, def.opens, def.installSecrets),
+      ...kmsFor('kms:GenerateDataKey', key.arn, def.seals, def.installSecrets),
     ];
     if (def.enqueues) permissions.push({ actions: ['sqs:SendMessage'], resources: [send.arn] });
     // What Lambda's poller does with the consumer's role. SST grants it only to functions it makes itself, not to one
@@ -117,8 +112,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     return {
       handler: `functions/src/${def.handler.replace(/\.ts$/, '')}.handler`,
       description: `Outbound ${name}`,
-      // Linking grants the table's (and, where used, the bucket's) permissions.
-      link: uses.has('uploads') ? [table, uploads] : [table],
+      // Linking grants the table's (and, where used, the bucket's) permissions. Exchanging a code or refreshing a token
+      // needs the OAuth apps: the functions that seal refresh tokens are those.
+      link: [table, ...(uses.has('uploads') ? [uploads] : []), ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : [])],
       environment: {
         TABLE_NAME: table.name,
         KMS_KEY_ID: key.arn,
@@ -126,8 +122,6 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
         ...(def.enqueues ? { QUEUE_URL_SEND: send.url } : {}),
         ...(def.consumes === 'webhooks' ? { QUEUE_URL_WEBHOOKS: webhooks.url } : {}),
         ...(uses.has('uploads') ? { UPLOADS_BUCKET: uploads.name } : {}),
-        // Exchanging a code or refreshing a token needs the app: the functions that seal refresh tokens are those.
-        ...(def.seals?.includes('mailbox-oauth-refresh') ? oauth : {}),
         ...(opts.dnsServers ? { DNS_SERVERS: opts.dnsServers } : {}),
         ...(opts.logLevel ? { LOG_LEVEL: opts.logLevel } : {}),
       },
@@ -173,9 +167,17 @@ export function rateExpression(minutes: number): string {
   return `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`;
 }
 
-/** One KMS action on the key, for the installation's own secrets and the given purposes only. */
-function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = []): Permission {
-  return { actions: [action], resources: [key], conditions: [{ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values: [INSTALL_SECRET_PURPOSE, ...purposes] }] };
+/**
+ * One KMS action on the key, for the installation's own secrets and the given purposes only; with `installNames`,
+ * the installation's secrets of those names only (a second statement, as IAM joins one statement's conditions with AND).
+ */
+function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = [], installNames?: readonly string[]): Permission[] {
+  const purpose = (values: string[]) => ({ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values });
+  if (!installNames) return [{ actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE, ...purposes])] }];
+  return [
+    { actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE]), { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: [...installNames] }] },
+    ...(purposes.length ? [{ actions: [action], resources: [key], conditions: [purpose([...purposes])] }] : []),
+  ];
 }
 
 /** A metric an alarm watches: namespace, name and dimensions. */

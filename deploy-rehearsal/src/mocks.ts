@@ -65,9 +65,24 @@ function policyJson(args: { statements?: any[] }): string {
   return JSON.stringify({ Version: '2012-10-17', Statement: statements });
 }
 
+/**
+ * Pulumi hands a mock the inputs that derive from a secret (an sst.Secret linked to a function: its environment, and
+ * then its name and ARN) wrapped in its secret marker. AWS gets the plain value; the checks read it as AWS would.
+ */
+const SECRET_SIG = '4dabf18193072939515e22adb298388d';
+function revealed(value: any): any {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (value && typeof value === 'object') {
+    if (SECRET_SIG in value) return revealed(value.value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, revealed(v)]));
+  }
+  return value;
+}
+
 export function createMocks(recorded: Recorded[]) {
   return {
-    newResource(a: MockResourceArgs) {
+    newResource(raw: MockResourceArgs) {
+      const a = { ...raw, inputs: revealed(raw.inputs) };
       const outputs = outputsOf(a);
       recorded.push({ type: a.type, name: a.name, inputs: a.inputs, outputs });
       return { id: String(outputs.name ?? outputs.bucket ?? `${a.name}-id`), state: { ...a.inputs, ...outputs } };

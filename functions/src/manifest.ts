@@ -4,6 +4,7 @@
  * (packages/local) serves it and sst.config.ts (through stacks/) deploys it,
  * so what runs locally and what runs on AWS cannot drift apart.
  */
+import type { InstallSecretName } from '@outbound/core/settings/index';
 
 /** Which per-minute limit a route counts against (docs/api.md, Rate limits). */
 export type RateBucket = 'login' | 'import' | 'webhook' | 'publicCheck' | 'global';
@@ -44,6 +45,18 @@ export type KitName = 'mail' | 'smtp' | 'ai' | 'uploads';
 /** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
 export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key' | 'webhook-signing-secret';
 
+/**
+ * The OAuth apps, as SST secrets (`npx sst secret set GoogleClientSecret ...`), by the environment variable the
+ * shared configuration reads each into. The stack links them to the functions that exchange or refresh tokens,
+ * which read them with SST's Resource (functions/src/lib/linked.ts): never a plaintext Lambda environment variable.
+ */
+export const OAUTH_SECRETS = {
+  GOOGLE_CLIENT_ID: 'GoogleClientId',
+  GOOGLE_CLIENT_SECRET: 'GoogleClientSecret',
+  MICROSOFT_CLIENT_ID: 'MicrosoftClientId',
+  MICROSOFT_CLIENT_SECRET: 'MicrosoftClientSecret',
+} as const;
+
 /** The installation's own secrets (signing key, suppression salt, unsubscribe key): made by whichever function first needs one. */
 export const INSTALL_SECRET_PURPOSE = 'install-secret';
 
@@ -75,6 +88,11 @@ export interface FunctionDef {
   /** What it opens (KMS Decrypt, by the encryption context's purpose); the installation's own secrets always. */
   opens?: SealPurpose[];
   /**
+   * Which of the installation's own secrets it opens (and makes, when it is the first to need one), by name, for a
+   * function that needs only these: KMS then refuses it the others (the encryption context's `name`). Absent: all.
+   */
+  installSecrets?: InstallSecretName[];
+  /**
    * For a queue consumer: how many invocations its event source runs at once
    * (the mapping's maximumConcurrency, 2 to 1000). Not reserved concurrency:
    * a new account has 10 executions and may reserve none (docs/deploy.md).
@@ -98,7 +116,10 @@ export const table = {
 export const functions = {
   auth: {
     handler: 'http/auth.ts',
-    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login' }],
+    // JSON only: a web page can make a visitor's browser post text/plain anywhere, and each such post would count as a guess.
+    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login', jsonOnly: true }],
+    // A public function signs tokens and nothing else: it cannot open the suppression salt or the unsubscribe key.
+    installSecrets: ['JWT_SECRET'],
   },
   mailboxes: {
     handler: 'http/mailboxes.ts',

@@ -13,7 +13,7 @@ import { responseSchema, type Json } from './openapi-schemas.ts';
 /** The routes, in the shape of openapi.ts's route descriptions. */
 export const webhookRoutes = {
   'GET /v1/webhooks': { summary: 'List webhooks (secrets never included)', ok: [200, WebhookListView] as [number, z.ZodType] },
-  'POST /v1/webhooks': { summary: 'Add a webhook: its signing secret is in this answer only', body: CreateWebhook as z.ZodType, ok: [201, CreatedWebhookView] as [number, z.ZodType], errors: [422] },
+  'POST /v1/webhooks': { summary: 'Add a webhook: its signing secret is in this answer only. An installation holds at most 25 webhooks: the 26th answers 422', body: CreateWebhook as z.ZodType, ok: [201, CreatedWebhookView] as [number, z.ZodType], errors: [422] },
   'DELETE /v1/webhooks/{id}': { summary: 'Remove a webhook (events it is owed are dropped)', ok: [204, 'none'] as [number, 'none'], errors: [404] },
   'GET /v1/webhooks/{id}/deliveries': {
     summary: 'The events sent to a webhook, newest first: attempts and whether delivered',

@@ -69,7 +69,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'POST /v1/mailboxes': { summary: 'Connect a mailbox (the sign-in check runs first)', body: CreateMailbox, ok: [201, MailboxView], errors: [409, 422] },
   'PATCH /v1/mailboxes/{id}': { summary: 'Change status, daily cap or sender name', body: UpdateMailbox, ok: [200, MailboxView], errors: [404, 422] },
   'DELETE /v1/mailboxes/{id}': { summary: 'Delete a mailbox (its leads’ sequences end)', ok: [204, 'none'], errors: [404] },
-  'GET /v1/oauth/{provider}/authorize': { summary: 'Start connecting a Google or Microsoft mailbox: 302 to the provider', query: AuthorizeQuery, ok: [302, 'redirect'], errors: [404, 422] },
+  'GET /v1/oauth/{provider}/authorize': { summary: 'Start connecting a Google or Microsoft mailbox: 302 to the provider (409 for a mailbox connected and sending)', query: AuthorizeQuery, ok: [302, 'redirect'], errors: [404, 409, 422] },
   'GET /v1/oauth/{provider}/callback': { summary: 'Where the provider sends the browser back (verified by the signed state)', query: CallbackQuery, ok: [200, 'html'], errors: [400] },
   'GET /v1/domains': { summary: 'List sending domains', ok: [200, z.array(DomainView)] },
   'POST /v1/domains': { summary: 'Add a sending domain', body: CreateDomain, ok: [201, DomainView], errors: [409, 422] },

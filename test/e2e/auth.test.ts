@@ -55,6 +55,30 @@ describe('POST /v1/auth/login', () => {
   });
 });
 
+describe('login takes JSON only', () => {
+  it('answers 415 to any other content type, and such a post is no attempt: it neither locks the account nor spends the rate limit', async () => {
+    // Rate limits on, as on AWS: a web page's text/plain posts must not spend the owner's logins either.
+    const limited = await startTestEngine({ rateLimits: true });
+    try {
+      const api = new Api(limited.url);
+      // What a form or fetch on any web page can send without asking: no CORS preflight for these types.
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain; charset=utf-8']) {
+        for (let i = 0; i < 3; i++) {
+          const res = await api.request('POST', '/v1/auth/login', JSON.stringify({ email: ADMIN.email, password: `guess ${i}` }), { 'content-type': type });
+          expect(res.status, type).toBe(415);
+          expect(res.body.error).toMatch(/JSON/);
+        }
+      }
+      const none = await api.request('POST', '/v1/auth/login', JSON.stringify(ADMIN), { 'content-type': '' });
+      expect(none.status).toBe(415);
+      // Twelve refused posts later, the owner signs in at once: not locked, not limited.
+      expect((await api.request('POST', '/v1/auth/login', ADMIN)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('lockout (5 failures, 15 minutes)', () => {
   it('locks after five failures, answers the sixth with 429 and retryAfterMs whatever the password, and opens after 15 minutes', async () => {
     const email = 'locked@outbound.test';

@@ -113,6 +113,9 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     expect(q.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.state!.split('.')).toHaveLength(3);
     expect(start.location).not.toContain(google.clientSecret);
+    // The route is public: its redirect does not name the mailbox's address.
+    expect(q.login_hint).toBeUndefined();
+    expect(start.location).not.toContain(encodeURIComponent(GOOGLE_USER));
 
     expect((await engine.api.request('GET', '/v1/oauth/google/authorize?mailboxId=nope')).status).toBe(404);
     expect((await engine.api.request('GET', '/v1/oauth/google/authorize')).status).toBe(422);
@@ -262,6 +265,11 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
       return m.status === 'ERROR' ? m : undefined;
     }, 30_000, 'the mailbox to show ERROR');
     expect(row.lastError).toMatch(/refused to renew .*connect the mailbox again/);
+    // In ERROR, it may be connected again; a connected Google mailbox that sends may not (409).
+    expect((await visit(`${engine.url}/v1/oauth/microsoft/authorize?mailboxId=${box.id}`)).status).toBe(302);
+    const sending = (await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === GOOGLE_USER);
+    expect(sending.status).toBe('ACTIVE');
+    expect((await engine.api.request('GET', `/v1/oauth/google/authorize?mailboxId=${sending.id}`)).status).toBe(409);
     await new Promise((r) => setTimeout(r, 1000));
     expect(smtp.messages.filter((m) => m.envelope.to[0] === 'nobody@client.com').length).toBe(sentBefore);
     const check = await engine.api.request('GET', `/v1/campaigns/${c.id}/launch-check`);

@@ -17,6 +17,15 @@ describe('what a function may reach (restrictTo, as the local runtime runs every
     await expect(sealSecret(replies.keys, 'x', { purpose: 'install-secret', name: 'JWT_SECRET' })).resolves.toBeTypeOf('string');
   });
 
+  it('holds the login to the one installation secret it needs, by name, as its KMS grant does', async () => {
+    const auth = restrictTo(deps, 'auth', functions.auth);
+    const jwt = await sealSecret(auth.keys, 'k', { purpose: 'install-secret', name: 'JWT_SECRET' });
+    await expect(openSecret(auth.keys, jwt, { purpose: 'install-secret', name: 'JWT_SECRET' })).resolves.toBe('k');
+    const salt = await sealSecret(deps.keys, 's', { purpose: 'install-secret', name: 'SUPPRESSION_SALT' });
+    await expect(openSecret(auth.keys, salt, { purpose: 'install-secret', name: 'SUPPRESSION_SALT' })).rejects.toThrow(/may not open a install-secret secret named SUPPRESSION_SALT/);
+    await expect(sealSecret(auth.keys, 'u', { purpose: 'install-secret', name: 'UNSUBSCRIBE_KEY' })).rejects.toThrow(/may not seal/);
+  });
+
   it('keeps what the entry names, the same adapters as the whole engine', async () => {
     const sender = restrictTo(deps, 'sender', functions.sender);
     expect(sender.mailer).toBe(deps.mailer);

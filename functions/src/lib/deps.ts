@@ -22,6 +22,7 @@ import { oauthClient } from '@outbound/mail/oauth-client';
 import { webhookPoster } from '@outbound/mail/webhook-poster';
 import { z } from 'zod';
 import { INSTALL_SECRET_PURPOSE, type FunctionDef, type KitName } from '../manifest.ts';
+import { linkedOAuthEnv } from './linked.ts';
 
 /** What differs between AWS and the local runtime: where the table, the keys and the queue are, and the clocks. */
 export interface Platform {
@@ -127,15 +128,18 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
   const uses = new Set(def.uses ?? []);
   const sealable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.seals ?? [])]);
   const openable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.opens ?? [])]);
+  // As KMS holds the role to installSecrets by the context's name: an installation secret not listed is refused.
+  const unlisted = (context: Record<string, string>) =>
+    context.purpose === INSTALL_SECRET_PURPOSE && def.installSecrets !== undefined && !(def.installSecrets as string[]).includes(context.name ?? '');
   const keys: KeyProvider = {
     generateDataKey: (context) =>
-      sealable.has(context.purpose ?? '')
+      sealable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.generateDataKey(context)
-        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret: its manifest entry does not list it in seals.`)),
+        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
     decryptDataKey: (ciphertext, context) =>
-      openable.has(context.purpose ?? '')
+      openable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.decryptDataKey(ciphertext, context)
-        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret: its manifest entry does not list it in opens.`)),
+        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
   };
   view = { ...deps, keys };
   for (const [port, by] of KITS_OF) {
@@ -205,7 +209,8 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv, kits: readonly Kit
     const issue = parsed.error.issues[0]!;
     throw new Error(`The environment variable ${String(issue.path[0])} ${issue.message}.`);
   }
-  const shared = sharedSettingsFromEnv(env);
+  // The OAuth apps come linked (stacks/index.ts), not in the environment.
+  const shared = sharedSettingsFromEnv({ ...env, ...linkedOAuthEnv() });
   const queueUrl = parsed.data.QUEUE_URL_SEND;
   return buildDeps(
     {

@@ -114,6 +114,12 @@ function engine(): middy.MiddlewareObj<Event, Result, Error, Context, Internal> 
         // An unsubscribe token is checked by its signature and answered with the page, whatever its length.
         if (name !== 'token' && Buffer.byteLength(value ?? '') > MAX_PATH_PARAM_BYTES) throw new NotFoundError(`There is no ${name} that long: ids are at most ${MAX_PATH_PARAM_BYTES} bytes.`);
       }
+      // Before the rate limit: a request refused for its content type is no attempt (a web page's text/plain post to the
+      // login must not spend the owner's attempts), and it costs no store request.
+      if (route?.jsonOnly) {
+        const type = String(req.event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== 'application/json') throw new UnsupportedMediaTypeError('This route takes a JSON body only: send it with Content-Type: application/json.');
+      }
       if (deps.config.rateLimits) {
         const bucket = route?.rate ?? 'global';
         await hit(deps, bucket, req.event.requestContext.http.sourceIp, rateLimits[bucket]);
@@ -145,10 +151,7 @@ const jsonBody: middy.MiddlewareObj<Event, Result, Error, Context, Internal> = {
   before: async (req) => {
     const route = findRoute(req.event.routeKey);
     const kind = route?.body ?? (['POST', 'PUT', 'PATCH'].includes(route?.method ?? '') ? 'json' : 'none');
-    if (route?.jsonOnly) {
-      const type = String(req.event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') throw new UnsupportedMediaTypeError('This route takes a JSON body only: send it with Content-Type: application/json.');
-    }
+    // A JSON-only route's content type was checked before its rate limit (engine()).
     if (kind !== 'json' || !req.event.body) return;
     rawBodies.set(req.event, req.event.isBase64Encoded ? Buffer.from(req.event.body, 'base64').toString('utf8') : req.event.body);
     try {

@@ -11,7 +11,7 @@ import { filesSentMail, fromItem as mailboxFromItem, type Mailbox } from '../mai
 import { leadKey, pinIndex } from '../lead/keys.ts';
 import type { MailReader } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
-import { campaignStep } from '../sending/campaign-send.ts';
+import { campaignStep, SENT_ABSENT_CONFIRM_MS } from '../sending/campaign-send.ts';
 import { fromItem as jobFromItem } from '../sending/job.entity.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { FILING_DELAY_MS, findOutSentFiling, RECHECK_MS } from './sent-filing.ts';
@@ -106,9 +106,39 @@ describe('settling an unknown outcome by the Sent folder', () => {
     expect(await campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!))).toBe(false);
     expect(asked).toEqual(['<m9@sender.com>']);
     expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('CLAIMED');
-    // A minute on, absent means it never went: scheduled again.
+    // A minute on, absent is a first miss: noted, and asked again later.
     await deps.store.update(jobKey(claimed.id), { set: { smtpStartedAt: wall - FILING_DELAY_MS } });
-    expect(await campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!))).toBe(true);
-    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('SCHEDULED');
+    const settle = async () => campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!));
+    expect(await settle()).toBe(false);
+    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('CLAIMED');
+    // Absent again five minutes of engine time on: it never went, scheduled again.
+    deps.clock.advance(SENT_ABSENT_CONFIRM_MS);
+    expect(await settle()).toBe(true);
+    expect((await deps.store.get(jobKey(claimed.id)))!).toMatchObject({ state: 'SCHEDULED' });
+    expect((await deps.store.get(jobKey(claimed.id)))!.sentMissingAt).toBeUndefined();
+  });
+
+  it('sends again only after two misses at least five minutes of engine time apart: a search index that lags finds it on the second look', async () => {
+    let filed = false;
+    const { r, asked } = reader(async () => filed);
+    const deps = unitDeps({ mailReader: r });
+    const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
+    const box = await created(mailboxes.create, deps, { email: 'g@sender.com', domainId: domain.id, provider: 'MICROSOFT', smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
+    const claimed = { id: jobId('L8', 0), state: 'CLAIMED', dueAt: 0, mailboxId: box.id, messageId: '<m8@sender.com>', leadId: 'L8', campaignId: 'C8', step: 0 };
+    await deps.store.put({ ...jobKey(claimed.id), ...claimed, smtpStartedAt: deps.wallClock.now() - FILING_DELAY_MS });
+    await deps.store.put({ ...leadKey('L8'), id: 'L8', campaignId: 'C8', email: 'x@client.com', status: 'CONTACTED' });
+    const settle = async () => campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!));
+    expect(await settle()).toBe(false);
+    // Asked again sooner than five minutes on (the next dispatcher tick): a second miss that soon proves nothing.
+    deps.clock.advance(SENT_ABSENT_CONFIRM_MS - 1000);
+    expect(await settle()).toBe(false);
+    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('CLAIMED');
+    // The index caught up: the email went after all, and is recorded as sent, never sent twice.
+    filed = true;
+    deps.clock.advance(1000);
+    expect(await settle()).toBe(true);
+    expect((await deps.store.get(jobKey(claimed.id)))!.state).toBe('SENT');
+    expect(asked).toHaveLength(3);
   });
 });

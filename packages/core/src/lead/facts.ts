@@ -28,6 +28,7 @@ import { fromItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadKey, pinIndex, withoutPinIndex } from './keys.ts';
 import { rowsOf, SENDABLE, statusOps, transition } from './sequence.ts';
 import { bounceEventOps, eventOps } from '../webhooks/events.ts';
+import { removeJobOfDeletedLead } from './delete.ts';
 
 /** A row that stops leaves the index of leads pinned to a mailbox (a deleted mailbox has nothing left to end there). */
 const UNPIN = withoutPinIndex();
@@ -124,6 +125,8 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
       // The email went: it is recorded and counted, without its subject, and nothing follows it.
       const counts: TransactOp = { update: campaignKey(campaignId), change: campaign };
       await deps.store.transact([...foldCounters([...sentJobOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), counts, ...counted]), ...event]);
+      // Deleted (not erased, which keeps the row): the counts are in, and the job goes as the delete's other jobs went.
+      if (!row) await removeJobOfDeletedLead(deps, s.job.id);
     }
   }
   if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);

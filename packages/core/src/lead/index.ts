@@ -7,24 +7,24 @@ import * as suppression from '../suppression/index.ts';
 import { Email, parse } from '../validate.ts';
 import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
-import { jobKeysOfLead, planningIndex } from '../sending/keys.ts';
+import { planningIndex } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
 import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadKey, leadsOfCampaign, legacyUniqueKey, withoutAddressIndex, withoutPinIndex } from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
-import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead } from './entity.ts';
+import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadZone } from '../schedule/lead-zone.ts';
 import { verifyWebhook, type WebhookRequest } from './webhook.ts';
+import { forgetSubjects, removeAttached } from './delete.ts';
 import type { LeadPageView, LeadView } from './lead.view.ts';
 import { newId } from '../ids.ts';
 import { rowsOf } from './sequence.ts';
 import { suppressAddress } from './facts.ts';
 import { planNewLead } from '../sending/first-emails.ts';
-import { cancelOpenJobs } from '../sending/jobs.ts';
 import { inboundOfLead, inboundOfSender, withoutSenderIndex } from '../inbound/keys.ts';
 import { eraseLeadEvents, eraseReplySender } from '../webhooks/events.ts';
 import { eraseReferralsTo, forgetReplyParts } from '../inbound/erase.ts';
-import { deleteConversation, forgetConversation, forgetReplyText } from '../conversation/erase.ts';
+import { forgetConversation, forgetReplyText } from '../conversation/erase.ts';
 
 export { validateLead, LeadInput } from './lead.schema.ts';
 
@@ -254,7 +254,14 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
           // The row keeps its key (a keyed hash, like the suppression list's), so the address cannot come back into the campaign unnoticed.
           update: leadKey(lead.id),
           change: {
-            set: { email: `erased-${lead.id}@erased.invalid`, customFields: {}, erased: true, erasedAt: new Date(deps.wallClock.now()).toISOString() },
+            set: {
+              email: `erased-${lead.id}@erased.invalid`,
+              customFields: {},
+              erased: true,
+              erasedAt: new Date(deps.wallClock.now()).toISOString(),
+              // A bounce's diagnostic is the server's words, which may quote the address (rows stored before addresses were stripped from it).
+              ...(lead.bounce ? { bounce: withoutDiagnostic(lead.bounce) } : {}),
+            },
             remove: ['firstName', 'lastName', 'company', 'thread', ...withoutAddressIndex(), ...withoutPinIndex()],
             if: { and: [{ itemExists: true }, { attr: 'erased', exists: false }] },
           },
@@ -275,12 +282,7 @@ export async function erase(deps: D, body: unknown): Promise<{ erased: number }>
   return { erased };
 }
 
-/** Sent subjects carry the lead's fields too: its jobs keep their state and lose the words. */
-async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string): Promise<void> {
-  for (const key of jobKeysOfLead(leadId)) {
-    if (await deps.store.get(key)) await deps.store.update(key, { remove: ['subject', 'aiBody'] });
-  }
-}
+const withoutDiagnostic = ({ diagnostic: _, ...rest }: LeadBounce): LeadBounce => rest;
 
 /** What was read from the lead's replies and reports keeps its place in the counts and loses the person's words and address. */
 async function eraseInbound(deps: Pick<Deps, 'store' | 'keys'>, leadId: string): Promise<void> {
@@ -318,21 +320,5 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   if (!lead.erased) {
     await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, lead.email), deletedAt: new Date(deps.wallClock.now()).toISOString() });
   }
-  // Its queued emails end, then its finished jobs go with the row (the same address added again gets the same id and a fresh
-  // sequence); one being sent right now stays until the sender settles it, without its subject.
-  await cancelOpenJobs(deps, id, 'lead deleted');
-  for (const key of jobKeysOfLead(id)) {
-    try {
-      await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    }
-  }
-  await forgetSubjects(deps, id);
-  await deleteConversation(deps, id);
-  // What was read from the lead (its replies' words and address) goes with the row; the campaign's counts stay.
-  for (const item of await queryAll(deps.store, inboundOfLead(id))) {
-    await forgetReplyParts(deps, item);
-    await deps.store.delete({ pk: item.pk, sk: item.sk });
-  }
+  await removeAttached(deps, id);
 }

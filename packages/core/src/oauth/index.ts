@@ -8,7 +8,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Deps } from '../deps.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
 import { OAuthRefusedError, type OAuthApp, type OAuthProviderName, type TokenSet } from '../ports/oauth.ts';
 import * as mailboxes from '../mailbox/entity.ts';
@@ -61,6 +61,9 @@ export async function authorize(deps: D, providerParam: string, query: unknown):
   if (mailbox.provider !== rules.mailboxProvider) {
     throw new ValidationError(`mailboxId: this is a ${mailbox.provider} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`);
   }
+  // The route is public: anyone with a mailbox's id may start a flow, so a mailbox that works is not offered for a new
+  // connection. One never connected, or in ERROR (a revoked grant), may be connected again.
+  if (connectedAndWorking(mailbox)) throw new ConflictError('This mailbox is connected and sending: it needs no new connection. If its access was revoked it shows ERROR, and can be connected again then.');
   const app = appFor(deps, provider);
   if (!deps.config.publicBaseUrl) throw new ValidationError('This installation has no PUBLIC_BASE_URL, so the provider has no address to send you back to.');
 
@@ -84,12 +87,15 @@ export async function authorize(deps: D, providerParam: string, query: unknown):
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-    login_hint: mailbox.email,
+    // No login_hint: the redirect is answered to anyone who knows the mailbox's id, and the hint would tell them its address.
     ...rules.extraParams,
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return url.toString();
 }
+
+/** ACTIVE or WARMING with a sealed refresh token: the connection is sending, nothing to reconnect. */
+const connectedAndWorking = (mailbox: mailboxes.Mailbox) => Boolean(mailbox.sealedRefreshToken) && mailboxes.canSend(mailbox);
 
 /** Why a callback was refused, in a sentence for the page the browser shows. */
 const refused = (sentence: string) => new ValidationError(sentence);
@@ -140,7 +146,7 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   if (!tokens.refreshToken) throw refused(`${rules.label} did not grant lasting access to the mailbox. Start the connection again and accept every permission.`);
 
   const profile = await readProfile(deps, app, tokens, provider);
-  const signedInAs = profileEmail(profile);
+  const signedInAs = verifiedEmail(provider, profile);
   // Fails closed: without an address to compare, anyone's consent would connect the mailbox.
   if (!signedInAs) throw refused(`${rules.label} did not say which account signed in, so the mailbox was not connected. Start the connection again.`);
   if (signedInAs !== mailbox.email.toLowerCase()) {
@@ -150,13 +156,16 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   return { email: mailbox.email };
 }
 
+/** What the provider said of the account: its userinfo (Google's userinfo, Graph's /me), or the claims of its ID token. */
+export type Profile = { from: 'userinfo' | 'idToken'; claims: Record<string, unknown> };
+
 /** The profile from the userinfo URL, else the ID token's claims (Microsoft's mail scopes do not always reach Graph). */
-async function readProfile(deps: D, app: OAuthApp, tokens: TokenSet, provider: OAuthProviderName): Promise<Record<string, unknown>> {
+async function readProfile(deps: D, app: OAuthApp, tokens: TokenSet, provider: OAuthProviderName): Promise<Profile> {
   try {
-    return await deps.oauth.profile(app, tokens.accessToken);
+    return { from: 'userinfo', claims: await deps.oauth.profile(app, tokens.accessToken) };
   } catch (err) {
     deps.log.warn('oauth profile could not be read; using the ID token', { provider, err });
-    return idTokenClaims(tokens.idToken);
+    return { from: 'idToken', claims: idTokenClaims(tokens.idToken) };
   }
 }
 
@@ -169,12 +178,40 @@ function idTokenClaims(idToken: string | undefined): Record<string, unknown> {
   }
 }
 
-const profileEmail = (p: Record<string, unknown>) => {
-  const value = [p.email, p.mail, p.userPrincipalName, p.preferred_username].find((v) => typeof v === 'string' && v.includes('@'));
-  return typeof value === 'string' ? value.trim().toLowerCase() : undefined;
-};
+const address = (v: unknown) => (typeof v === 'string' && /^[^@\s]+@[^@\s]+$/.test(v.trim()) ? v.trim().toLowerCase() : undefined);
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
+const isTrue = (v: unknown) => v === true || v === 'true' || v === 1 || v === '1';
 
-const profileName = (p: Record<string, unknown>, field: string) => {
+/** Microsoft's tenant of personal accounts (outlook.com, hotmail.com): Microsoft itself verified their address. */
+export const MICROSOFT_CONSUMER_TENANT = '9188040d-6c67-4c5b-b112-36a304b66dad';
+
+/**
+ * The address the provider vouches for, or undefined: a profile's address
+ * that its provider did not verify proves nothing, since the callback
+ * connects a mailbox to whichever account matches its address.
+ * - Google: `email` only with `email_verified` (OpenID Connect Core §5.1).
+ * - Microsoft ("nOAuth"): the `mail` attribute and the `email` claim are
+ *   whatever a tenant's administrator typed, any domain. Graph's `mail`
+ *   counts only when its domain is that of the `userPrincipalName`, whose
+ *   domain the tenant must have verified, else the user principal name
+ *   itself (never a guest's `#EXT#` name); an ID token's `email` only from
+ *   the consumer tenant or with `xms_edov` (the domain's owner verified it),
+ *   as Microsoft's guidance on the email claim says.
+ */
+export function verifiedEmail(provider: OAuthProviderName, profile: Profile): string | undefined {
+  const p = profile.claims;
+  if (provider === 'google') return isTrue(p.email_verified) || isTrue(p.verified_email) ? address(p.email) : undefined;
+  if (profile.from === 'userinfo') {
+    const upn = address(p.userPrincipalName);
+    if (!upn || upn.includes('#ext#')) return undefined;
+    const mail = address(p.mail);
+    return mail && domainOf(mail) === domainOf(upn) ? mail : upn;
+  }
+  const email = address(p.email);
+  return email && (p.tid === MICROSOFT_CONSUMER_TENANT || isTrue(p.xms_edov)) ? email : undefined;
+}
+
+const profileName = ({ claims: p }: Profile, field: string) => {
   const value = p[field] ?? p.name;
   return typeof value === 'string' && value.trim() ? value.trim().slice(0, 80) : undefined;
 };

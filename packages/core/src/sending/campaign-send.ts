@@ -12,6 +12,7 @@ import { campaignKey } from '../campaign/keys.ts';
 import { leadKey } from '../lead/keys.ts';
 import { sendable, sendableIf, transition } from '../lead/sequence.ts';
 import * as facts from '../lead/facts.ts';
+import { removeJobOfDeletedLead } from '../lead/delete.ts';
 import { imapLogin } from '../mailbox/access.ts';
 import { composeEmail, type Composed } from './compose.ts';
 import { foldCounters, move, sentJobOps } from './jobs.ts';
@@ -166,6 +167,12 @@ export async function takeAsSent(deps: Deps, job: Job): Promise<boolean> {
 
 /** Give up looking after a day of not being able to read the Sent folder. */
 const SENT_LOOKUP_GIVE_UP_MS = 24 * 3_600_000;
+/**
+ * Engine time between the two lookups that must both miss before an email is sent again. Gmail's and
+ * Exchange's IMAP SEARCH reads a search index that can lag the folder by minutes: one miss is not proof
+ * that the email never went, and a resend on it would mail the lead twice.
+ */
+export const SENT_ABSENT_CONFIRM_MS = 5 * 60_000;
 
 /**
  * Found in the Sent folder: it went, and is recorded as sent (follow-ups
@@ -185,9 +192,17 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     // Absent too soon after the send says nothing: a server files within seconds, and a local start settles every
     // claim at once. Asked again at a later tick rather than sent twice.
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < FILING_DELAY_MS) return false;
-    deps.log.warn('send outcome settled: not in the Sent folder, sending again', { jobId: job.id });
     const now = deps.clock.now();
-    return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt'] });
+    // The first miss is noted and the folder asked again at a later tick: only a second miss, SENT_ABSENT_CONFIRM_MS on, sends again.
+    if (job.sentMissingAt === undefined) {
+      await deps.store.update(jobKey(job.id), { set: { sentMissingAt: now }, if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'messageId', op: '=', value: job.messageId }] } }).catch((err) => {
+        if (!(err instanceof ConditionFailedError)) throw err;
+      });
+      return false;
+    }
+    if (now - job.sentMissingAt < SENT_ABSENT_CONFIRM_MS) return false;
+    deps.log.warn('send outcome settled: not in the Sent folder at two lookups, sending again', { jobId: job.id });
+    return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt', 'sentMissingAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;
@@ -221,6 +236,8 @@ async function settleSent(deps: Deps, claimed: Job, how: { note?: string; unconf
       // Settled already by another writer: nothing more to record.
       if (!(err instanceof ConditionFailedError)) throw err;
     }
+    // Its lead deleted meanwhile: counted, the job goes as the delete's other jobs went.
+    if (!l) await removeJobOfDeletedLead(deps, job.id);
     return;
   }
   await facts.sent(deps, {

@@ -54,6 +54,8 @@ export const Job = z.looseObject({
   /** Wall ms at which SMTP began: from then on a crash is an unknown outcome. */
   smtpStartedAt: z.number().optional(),
   sentAt: z.string().optional(),
+  /** Engine ms of the first Sent-folder lookup that did not find an email of unknown outcome (it is sent again only after a second miss). */
+  sentMissingAt: z.number().optional(),
   /** SENT without the server's answer: a crash left the outcome unknown and no Sent folder could settle it, so it was taken as sent. */
   unconfirmed: z.boolean().optional(),
   failedAt: z.string().optional(),

@@ -106,16 +106,22 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
     await deps.store.update(key, { remove: ['queuedUntil'], if: { attr: 'attempts', op: '=', value: d.attempts } }).catch(ignoreCondition);
     return 'skipped';
   }
+  let claimed: Delivery;
   try {
-    await deps.store.update(key, {
-      set: { claimUntil: wallNow + CLAIM_MS },
-      remove: ['queuedUntil'],
-      if: { and: [{ attr: 'attempts', op: '=', value: d.attempts }, { attr: 'delivered', op: '=', value: false }, { or: [{ attr: 'claimUntil', exists: false }, { attr: 'claimUntil', op: '<', value: wallNow }] }] },
-    });
+    claimed = deliveryFromItem(
+      await deps.store.update(key, {
+        set: { claimUntil: wallNow + CLAIM_MS },
+        remove: ['queuedUntil'],
+        // Not given up: an erase between the read above and this claim gives the event up, and it must not go.
+        if: { and: [{ attr: 'attempts', op: '=', value: d.attempts }, { attr: 'delivered', op: '=', value: false }, { attr: 'givenUp', exists: false }, { or: [{ attr: 'claimUntil', exists: false }, { attr: 'claimUntil', op: '<', value: wallNow }] }] },
+      }),
+    );
   } catch (err) {
     if (err instanceof ConditionFailedError) return 'skipped';
     throw err;
   }
+  // The body as the claim left it, not as first read: an erase may have emptied it meanwhile (a colleague's words blanked).
+  const body = claimed.body;
 
   const webhook = await load(deps, d.webhookId);
   if (!webhook) {
@@ -129,9 +135,9 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
     'user-agent': 'Outbound-Webhooks/1',
     'webhook-id': d.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(secret, d.eventId, timestamp, d.body),
+    'webhook-signature': sign(secret, d.eventId, timestamp, body),
   };
-  const outcome = await deps.webhookPoster.post(webhook.url, headers, d.body, ATTEMPT_TIMEOUT_MS);
+  const outcome = await deps.webhookPoster.post(webhook.url, headers, body, ATTEMPT_TIMEOUT_MS);
   const attempts = d.attempts + 1;
   const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
   const now = deps.clock.now();

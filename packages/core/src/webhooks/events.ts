@@ -143,16 +143,18 @@ export const bounceEventOps = (
  * becomes the bare event: id, type, time and the lead's id). One still owed
  * is not sent: it is given up with the reason, as a receiver has no use for
  * an emptied event. A worker already posting it when the erase came finishes
- * that attempt. Returns how many events were emptied.
+ * that attempt. A deleted lead's events go the same way (`why` says so):
+ * once its row is gone an erase of the address cannot find them.
+ * Returns how many events were emptied.
  */
-export async function eraseLeadEvents(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string): Promise<number> {
+export async function eraseLeadEvents(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string, why = 'the lead was erased before the event was delivered'): Promise<number> {
   const items = await queryAll(deps.store, eventsOfLead(leadId));
   for (const item of items) {
     const d = deliveryFromItem(item);
     const { id, type, createdAt } = JSON.parse(d.body) as { id: string; type: string; createdAt: string };
     const owed = !d.delivered && !d.givenUp;
     await deps.store.update(deliveryKey(d.webhookId, d.eventId), {
-      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: 'the lead was erased before the event was delivered', ...endedExpiry(deps.wallClock.now()) } : {}) },
+      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: why, ...endedExpiry(deps.wallClock.now()) } : {}) },
       remove: [...withoutLeadEventsIndex(), ...(owed ? withoutPendingIndex() : [])],
     });
   }

@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { NotFoundError } from '../errors.ts';
+import { ConditionFailedError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { sealSecret } from '../secrets/index.ts';
 import { parse } from '../validate.ts';
 import { deliveryFromItem, fromItem, type Webhook } from './entity.ts';
 import { forgetSubscriptions } from './events.ts';
-import { allWebhooks, deliveriesOf, webhookIndexes, webhookKey } from './keys.ts';
+import { allWebhooks, deliveriesOf, webhookCountKey, webhookIndexes, webhookKey } from './keys.ts';
 import { CreateWebhook } from './webhooks.schema.ts';
 import type { DeliveryView, WebhookView } from './webhooks.view.ts';
 
@@ -25,14 +25,49 @@ export const secretContext = (webhookId: string) => ({ purpose: 'webhook-signing
 
 const view = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, events: w.events as WebhookView['events'], createdAt: w.createdAt });
 
-/** The secret is in the answer and nowhere else: it is stored sealed, and no route shows it again. */
+/**
+ * The most webhooks an installation holds. Each subscribed webhook adds one
+ * write to the transaction of the fact its event rides on (a send's record
+ * has about ten of its own), and DynamoDB takes at most 100 writes in one
+ * transaction: past about 90 webhooks a send SMTP accepted could not be
+ * recorded. 25 leaves the rest of the transaction room to grow.
+ */
+export const MAX_WEBHOOKS = 25;
+
+/**
+ * The webhook count, made from the list the first time it is needed (an
+ * installation whose webhooks predate the count), then kept by the
+ * transactions that add and remove webhooks.
+ */
+async function ensureCount(deps: Pick<Deps, 'store'>): Promise<void> {
+  if (await deps.store.get(webhookCountKey, { consistent: true })) return;
+  const count = await deps.store.count(allWebhooks());
+  await deps.store.put({ ...webhookCountKey, count }, { if: { itemExists: false } }).catch((err) => {
+    // Made meanwhile by another request: that one stands.
+    if (!(err instanceof ConditionFailedError)) throw err;
+  });
+}
+
+/** The secret is in the answer and nowhere else: it is stored sealed, and no route shows it again. At most MAX_WEBHOOKS. */
 export async function create(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, body: unknown): Promise<WebhookView & { secret: string }> {
   const input = parse(CreateWebhook, body);
+  await ensureCount(deps);
   const id = newId();
   const createdAt = new Date(deps.wallClock.now()).toISOString();
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const sealedSecret = await sealSecret(deps.keys, secret, secretContext(id));
-  await deps.store.put({ ...webhookKey(id), ...webhookIndexes(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, { if: { itemExists: false } });
+  try {
+    await deps.store.transact([
+      { put: { ...webhookKey(id), ...webhookIndexes(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, if: { itemExists: false } },
+      // Counted in the same write, so two adds at the 24th cannot both pass.
+      { update: webhookCountKey, change: { add: { count: 1 }, if: { attr: 'count', op: '<', value: MAX_WEBHOOKS } } },
+    ]);
+  } catch (err) {
+    if (err instanceof TransactionFailedError && err.failed.includes(1)) {
+      throw new ValidationError(`An installation holds at most ${MAX_WEBHOOKS} webhooks: remove one before adding another.`);
+    }
+    throw err;
+  }
   forgetSubscriptions(deps.store);
   return { id, url: input.url, events: input.events, secret, createdAt };
 }
@@ -52,8 +87,15 @@ const Id = z.string().min(1).max(64);
 
 /** Events still owed to it are dropped when their turn comes (delivery.ts finds no webhook). */
 export async function remove(deps: Pick<Deps, 'store'>, id: unknown): Promise<void> {
-  const gone = await deps.store.delete(webhookKey(parse(Id, id)));
-  if (!gone) throw new NotFoundError('No webhook has this id.');
+  const key = webhookKey(parse(Id, id));
+  // Without a count yet there is nothing to move: the first add counts what is left.
+  const counted = await deps.store.get(webhookCountKey, { consistent: true });
+  try {
+    await deps.store.transact([{ delete: key, if: { itemExists: true } }, ...(counted ? [{ update: webhookCountKey, change: { add: { count: -1 } } }] : [])]);
+  } catch (err) {
+    if (err instanceof TransactionFailedError && err.failed.includes(0)) throw new NotFoundError('No webhook has this id.');
+    throw err;
+  }
   forgetSubscriptions(deps.store);
 }
 

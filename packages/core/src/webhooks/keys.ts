@@ -3,6 +3,8 @@ import type { IndexQuery, Key } from '../ports/store.ts';
 /** A webhook: one item; every webhook: gsi1 `WEBHOOKS` by `<createdAt>#<id>`. */
 export const webhookKey = (id: string): Key => ({ pk: `WEBHOOK#${id}`, sk: 'WEBHOOK' });
 export const allWebhooks = (): IndexQuery => ({ index: 'gsi1', pk: 'WEBHOOKS' });
+/** How many webhooks there are, moved in the transaction that adds or removes one, so the cap holds against concurrent adds. */
+export const webhookCountKey: Key = { pk: 'COUNTER', sk: 'WEBHOOKS' };
 
 /**
  * One event for one webhook (the outbox item): beside its webhook, so a

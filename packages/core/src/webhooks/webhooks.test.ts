@@ -4,10 +4,11 @@ import { unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import type { DeliveryMessage, PostOutcome } from '../ports/webhooks.ts';
 import { ValidationError } from '../errors.ts';
 import * as webhooks from './index.ts';
-import { eventIdOf, eventOps } from './events.ts';
+import { MAX_WEBHOOKS } from './index.ts';
+import { eraseLeadEvents, eraseReplySender, eventIdOf, eventOps } from './events.ts';
 import { deliver, MAX_ATTEMPTS, RETRY_DELAYS_MS, sign, sweep } from './delivery.ts';
 import { KEEP_ENDED_MS } from './entity.ts';
-import { deliveryKey } from './keys.ts';
+import { deliveryKey, webhookCountKey } from './keys.ts';
 
 function setup(answers: (PostOutcome | undefined)[] = []) {
   const posts: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -43,6 +44,31 @@ describe('creating a webhook', () => {
     const err = await webhooks.create(deps, body).catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toMatch(sentence);
+  });
+
+  it('holds at most 25: the 26th is refused with a sentence, and a removal makes room again', async () => {
+    const { deps } = setup();
+    const made = [];
+    for (let i = 0; i < MAX_WEBHOOKS; i++) made.push(await webhooks.create(deps, { url: `https://hooks.example.com/${i}`, events: ['*'] }));
+    expect(MAX_WEBHOOKS).toBe(25);
+    const err = await webhooks.create(deps, { url: 'https://hooks.example.com/26', events: ['*'] }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toMatch(/at most 25 webhooks/);
+    expect(await webhooks.list(deps)).toHaveLength(25);
+    await webhooks.remove(deps, made[0]!.id);
+    await expect(webhooks.remove(deps, made[0]!.id)).rejects.toThrow('No webhook has this id.');
+    await expect(webhooks.create(deps, { url: 'https://hooks.example.com/26', events: ['*'] })).resolves.toBeDefined();
+    await expect(webhooks.create(deps, { url: 'https://hooks.example.com/27', events: ['*'] })).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('counts, when the count is first needed, the webhooks an installation already had, and two adds at the 24th do not both pass', async () => {
+    const { deps } = setup();
+    for (let i = 0; i < 23; i++) await webhooks.create(deps, { url: `https://hooks.example.com/${i}`, events: ['*'] });
+    // As an installation from before the count: the webhooks are there, their count is not.
+    await deps.store.delete(webhookCountKey);
+    const results = await Promise.allSettled([0, 1, 2].map((i) => webhooks.create(deps, { url: `https://hooks.example.com/x${i}`, events: ['*'] })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(await webhooks.list(deps)).toHaveLength(25);
   });
 
   it('takes plain http to a loopback receiver', async () => {
@@ -139,6 +165,43 @@ describe('delivery', () => {
     expect(await deliver(deps, queued.shift()!)).toBe('delivered');
     expect(await expiresAt()).toBe(Math.ceil((deps.wallClock.now() + KEEP_ENDED_MS) / 1000));
     expect(KEEP_ENDED_MS).toBe(30 * 86_400_000);
+  });
+
+  /** Runs `meanwhile` once, right before the worker's claim (the write that sets claimUntil) reaches the table. */
+  function beforeClaim(deps: UnitDeps, meanwhile: () => Promise<unknown>) {
+    const update = deps.store.update.bind(deps.store);
+    let once = true;
+    deps.store.update = async (key, change) => {
+      if (once && change.set && 'claimUntil' in change.set) {
+        once = false;
+        await meanwhile();
+      }
+      return update(key, change);
+    };
+  }
+
+  it('sends nothing when an erase gives the event up between the worker reading it and claiming it', async () => {
+    const s = setup();
+    const hook = await webhooks.create(s.deps, { url: 'https://hooks.example.com/x', events: ['*'] });
+    await s.deps.store.transact(await eventOps(s.deps, 'lead.unsubscribed', { leadId: 'l1', campaignId: 'c1', email: 'ada@x.com' }, 'LEAD#l1#UNSUBSCRIBED'));
+    await sweep(s.deps);
+    beforeClaim(s.deps, () => eraseLeadEvents(s.deps, 'l1'));
+    expect(await deliver(s.deps, s.queued[0]!)).toBe('skipped');
+    expect(s.posts).toHaveLength(0);
+    expect(await s.deps.store.get(deliveryKey(hook.id, s.queued[0]!.eventId))).toMatchObject({ givenUp: true, attempts: 0 });
+  });
+
+  it('sends the body as the claim found it, not as first read (a colleague erased meanwhile)', async () => {
+    const s = setup();
+    await webhooks.create(s.deps, { url: 'https://hooks.example.com/x', events: ['*'] });
+    const data = { leadId: 'l1', campaignId: 'c1', mailboxId: 'm1', fromEmail: 'col@x.com', subject: 'Re: Hi', snippet: 'Ask me instead.', receivedAt: '2026-03-02T12:00:00.000Z' };
+    await s.deps.store.transact(await eventOps(s.deps, 'reply.received', data, 'INBOUND#r1'));
+    await sweep(s.deps);
+    beforeClaim(s.deps, () => eraseReplySender(s.deps, 'l1', 'INBOUND#r1'));
+    expect(await deliver(s.deps, s.queued[0]!)).toBe('delivered');
+    expect(s.posts).toHaveLength(1);
+    expect(s.posts[0]!.body).not.toMatch(/col@x\.com|Ask me instead/);
+    expect(JSON.parse(s.posts[0]!.body).data).toMatchObject({ leadId: 'l1', erased: true, snippet: '' });
   });
 
   it('counts a redirect as a failure, and drops what a removed webhook was owed', async () => {

@@ -19,6 +19,7 @@ import { looksLikeSes, sesNotificationOf } from './ses.ts';
 import type { BouncedRecipient } from '../classify.ts';
 import { isHard, reasonGroup, reasonOf } from './reasons.ts';
 import { addressOfToken, addressesIn } from './text.ts';
+import { withoutAddresses } from '../../log.ts';
 
 const DIAGNOSTIC_MAX = 300;
 /** A report naming more recipients than this is read for the first ones only: a campaign mails one address per message. */
@@ -185,7 +186,9 @@ function recipientOf(recipient: string, action: string, status: string | undefin
   // The address itself says nothing about why (and a local part such as "mailboxfull" would mislead).
   let reason = reasonOf(diagnostic.replaceAll(recipient, ' '), inferred);
   if (reason === 'unknown') reason = reasonOf(notice.replaceAll(recipient, ''), inferred);
-  const diag = oneLine(diagnostic);
+  // Stored on the lead's row, the report's record and the email.bounced event: servers quote the recipient
+  // (`550 5.1.1 <ann@client.com>: unknown`), and an erase must not find the address there, as the SMTP path already ensures.
+  const diag = withoutAddresses(oneLine(diagnostic));
   // The receiving server's own answer says more than the report's summary of it: a 421 or 450 it gave is a
   // temporary refusal even when the sending MTA, having given up, reports failed 5.x.x (decisions: a status
   // "or text" showing a temporary cause is soft). Causes that name a dead address stay hard whatever the class.
