@@ -48,7 +48,6 @@ const REVIEWED: Record<string, string> = {
   'lhost-sendmail-36.eml': '"IP address blacklisted by recipient": the sending IP, soft by our rule',
   // Flagged in test/fixtures/bounces/README.md.
   'lhost-opensmtpd-12.eml': 'a delay notice ("Warning: ... will retry"), which the corpus calls hard; a delay fails no one',
-  'lhost-sendmail-56.eml': 'the report says failed 5.5.0 "not accepting connections"; Sisimai reads the 421 of the transcript',
   // A person forwarding a bounce to themself is not a mail system's notice; acting on forwarded text would let anyone forge one.
   'lhost-sendmail-14.eml': 'a bounce forwarded by the mailbox owner ("Fwd: Returned mail"), From the mailbox itself',
 };

@@ -30,6 +30,8 @@ describe('reasonOf and isHard: the reason decides as well as the status class', 
     // Network and system causes are soft at 5.x.x, ahead of the refusal words beside them.
     ['554 5.4.0 connect to mx.client.com[192.0.2.5]:25: Connection refused', '5.4.0', 'network-error', false],
     ['554 5.4.6 Too many hops 26 (25 max): mail loop', '5.4.6', 'network-error', false],
+    ['554 mx3.client.example ESMTP not accepting connections', '5.5.0', 'network-error', false],
+    ['554 No SMTP service here', '5.0.0', 'network-error', false],
     ['550 5.3.0 Local configuration error, rejected', '5.3.0', 'system-error', false],
     ['550 5.0.0 mail system full', '5.0.0', 'system-error', false],
     // The message's time ran out (soft); an account that expired is a dead address (hard).
