@@ -10,8 +10,8 @@
 import { anyOf } from './fold.ts';
 import { carriesNegation, negatedAt } from './negation.ts';
 
-const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
-const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequence|campaign|mailings?)`;
+const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data|(?:phone |mobile )?number)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
+const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequences?|campaigns?|mailings?|records|files)`;
 
 const EN = [
   String.raw`unsubscribe (?:me|us|this (?:address|email|e-mail)|my (?:email|e-mail|address)|our (?:email|e-mail|address))`,
@@ -41,6 +41,32 @@ const EN = [
   String.raw`right to (?:erasure|be forgotten|object)`,
   String.raw`(?:article|art\.?) ?(?:17|21)(?: of the)? (?:uk )?(?:gdpr|dsgvo|rgpd|avg|lgpd)`,
   String.raw`(?:do not|don't) (?:contact|email) list`,
+  // Bare stops and quits: "Please stop.", "Quit spamming me", "No more of these" (a pause after the plea keeps "stop by our booth" out).
+  String.raw`(?:please|pls|plz|just|so|now|seriously|kindly),? (?:just )?stop(?:(?= ?[.!,;]|$)| it(?= ?[.!]|$))`,
+  String.raw`(?<!(?:we|i|they|to|will|should|must|cannot|can't|didn't) )quit (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|spamming|bothering|pestering|harassing|sending)`,
+  String.raw`no more of (?:these|this|them|those|your (?:\w+ )?(?:emails|e-mails|mails|messages|spam|pitches|sequences))`,
+  // Preferences and passives: "I'd rather not receive these", "my details could be removed from your list", "refrain from contacting me".
+  String.raw`(?:i'd|i would|we'd|we would|i'd much|i'd really) (?:much |really )?(?:rather|prefer) (?:not|to not|you didn't|you did not|you don't|you stopped) (?:\w+ )?(?:receive|get|be (?:contacted|emailed|e-mailed|added|included|on)|hear|contact|email|send|receiving|getting|being)`,
+  String.raw`(?:be|been|get|gets|got|being) (?:\w+ )?(?:removed|deleted|taken|erased|struck|dropped|unsubscribed|excluded) (?:from|off|out of) (?:your|this|the|all|any|ur|these) (?:\w+ ){0,2}${LIST}`,
+  String.raw`refrain from (?:\w+ )?(?:contacting|emailing|e-mailing|mailing|messaging|writing to|sending|calling|reaching out)`,
+  String.raw`(?:i'd|i would|we'd|we would|i want to|we want to|i wish to|i'd like to|please|kindly) (?:like to |love to |prefer to )?opt (?:me |us )?out`,
+  String.raw`opt(?:ing)? (?:me |us )?out of (?:any |all |these |further |future |your |this |the )(?:\w+ ){0,2}(?:communications?|emails|e-mails|mails|messages|marketing|outreach|contact|list|mailings?|sequences?|campaigns?)`,
+  String.raw`(?:delete|erase|remove|purge|destroy|wipe|bin|scrub) (?:everything|whatever|anything|all|any|all the|the|what) (?:\w+ ){0,2}(?:you (?:have|hold|keep|store|got) |(?:data|info|information|details|records) (?:you (?:have|hold|keep|store) )?)(?:on|about|of) (?:me|us)`,
+  String.raw`you (?:have|hold|keep|store|got) (?:on|about) (?:me|us),? (?:please |just |kindly )?(?:delete|erase|remove|purge|destroy|wipe|bin|scrub) it`,
+  String.raw`(?:lose|ditch|bin|scrap|drop|forget|shred|trash) (?:my|our) (?:e-?mail(?: address)?|address|(?:phone |mobile )?number|details|contact(?: details)?|data|info)`,
+  String.raw`drop (?:me|us) (?:from|off)`,
+  // Spam reports and threats, and the regulator ("reported as spam", "I'll report you to the ICO").
+  String.raw`(?:report|reporting|reported|mark|marking|marked|flag|flagging|flagged|send|sending|treat|treating|file|filing) (?:\S+ ){0,4}(?:as|to) (?:spam|junk)`,
+  String.raw`(?:i'll|i will|i'm going to|i am going to|we'll|we will|i shall|gets|get) (?:be )?report(?:ed|ing)?(?: (?:you|this|it|your company|them))?(?= ?[.!,;]|$)`,
+  String.raw`(?:complain|complaint|report|reporting|escalate|escalating|lodge|lodging) (?:\S+ ){0,5}(?:to|with) the (?:ico|information commissioner|data protection (?:authority|regulator|commissioner)|regulator|ftc)`,
+  // Third parties and whole companies: "remove Connor from your distribution list", "remove all acme.com addresses from your database", "make sure I'm not on any of your sequences".
+  String.raw`(?:remove|delete|take|drop|strike|erase|purge|scrub|exclude) (?:\S+ ){1,5}(?:from|off|out of) (?:your|this|ur|all|any|all of your|all your|these) (?:\w+ ){0,2}${LIST}`,
+  String.raw`(?:make sure|ensure|see to it that|check that) (?:(?:i'm|i am|we're|we are|i|we|he|she|they)(?:'re| are| is)? (?:\w+ )?(?:not|never|no longer|aren't|isn't|won't|don't) (?:be )?(?:on|in|get|getting|hear|contacted|emailed)|(?:nobody|no one|none of us) (?:\w+ )?(?:is|are|gets?|will be|hears?) (?:\w+ )?(?:on|contacted|emailed|e-mailed|mailed|from you))`,
+  String.raw`(?:f[u*]{1,4}c?k|f\*{2,4}|piss|bugger|sod|p\*{3,4}) off`,
+  // Formal erasure and objection: "withdraw my consent", "object to the processing of my data".
+  String.raw`(?:withdraw|withdrawing|revoke|revoking) (?:my|our|any|all) (?:\w+ )?consent|consent (?:is |has been )?(?:withdrawn|revoked)`,
+  String.raw`(?:i|we) (?:hereby )?object to (?:\w+ ){0,4}(?:processing|use|marketing|contact|profiling)`,
+  String.raw`(?:erasure|deletion) of (?:all )?(?:my|our) (?:\w+ )?(?:data|details|information|records)`,
 ];
 
 const DE = [
@@ -61,6 +87,13 @@ const DE = [
   String.raw`(?:loschen sie|loschung) (?:\w+ ){0,3}(?:meiner|meine|meinen|unserer) (?:\w+ )?(?:daten|adresse|e-?mail-?adresse|kontaktdaten)`,
   String.raw`(?:meine|meiner|unsere) (?:\w+ ){0,2}(?:daten|adresse|e-?mail-?adresse|kontaktdaten) (?:\w+ ){0,3}(?:zu )?loschen`,
   String.raw`art\.? ?(?:17|21) (?:dsgvo|ds-gvo)`,
+  String.raw`verschonen sie (?:mich|uns)|(?:lassen sie|lasst) (?:mich|uns) (?:\w+ )?in ruhe|(?:horen sie|hort) (?:\w+ )?auf,? (?:\w+ ){0,3}(?:zu )?(?:schreiben|mailen|senden|schicken|kontaktieren|belastigen)`,
+  String.raw`(?:tragen|nehmen|streichen|loschen|entfernen|melden) sie (?:\w+ ){0,3}(?:diese|meine|unsere|die) (?:e-?mail-?)?(?:adresse|kontaktdaten|daten|mailadresse)`,
+  String.raw`(?:tragen) sie (?:\S+ ){1,5}aus(?= ?[.!,;]|$)`,
+  String.raw`als (?:spam|junk|werbung) (?:melden|markieren|gemeldet|markiert|einstufen|eingestuft|kennzeichnen)|(?:melde|markiere) (?:\w+ ){0,3}als spam`,
+  String.raw`datenschutz(?:aufsicht|behorde|beauftragte\w*)|aufsichtsbehorde|landesdatenschutz\w*`,
+  String.raw`(?:widerrufe|widerrufen) (?:\w+ ){0,3}(?:einwilligung|zustimmung|einverstandnis)|(?:einwilligung|zustimmung) (?:\w+ ){0,3}(?:widerrufe|widerrufen)`,
+  String.raw`recht auf (?:loschung|vergessenwerden|widerspruch)|(?:um|die) loschung (?:\w+ ){0,3}(?:daten|adresse|kontaktdaten)`,
 ];
 
 const FR = [
@@ -75,6 +108,14 @@ const FR = [
   String.raw`(?:supprimer|effacer|suppression|effacement) (?:\w+ ){0,3}(?:mes|de mes|mon) (?:donnees|coordonnees|adresse|e-?mail)`,
   String.raw`ne plus etre (?:contacte|sollicite|relance)\w*`,
   String.raw`droit (?:a l'effacement|a l'oubli|d'opposition)`,
+  String.raw`(?:supprimer|effacer|suppression|effacement|retirer|retrait) (?:[\w']+ ){0,4}(?:mes|de mes|mon|ma) (?:\w+ )?(?:donnees|coordonnees|adresse|e-?mail|informations)`,
+  String.raw`(?:je )?(?:m'oppose|nous nous opposons|m'opposer) (?:a|au|aux) (?:[\w']+ ){0,4}(?:prospection|traitement|utilisation|usage|donnees|sollicitation|demarchage|envoi|communications?)`,
+  String.raw`(?:supprim|retir|effac|enlev|ray|sort)\w* (?:\S+ ){1,5}(?:de|des) (?:vos|votre|ta|tes|la|cette) (?:\w+ )?(?:fichiers?|listes?|bases?|base de donnees|liste de diffusion|mailing|crm|contacts)`,
+  String.raw`(?:signal|marqu|class|report)\w* (?:\S+ ){0,4}(?:comme|en) (?:spam|indesirable|courrier indesirable|pourriel)`,
+  String.raw`(?:saisir|saisirai|saisirons|plainte|signaler|signalerai) (?:\S+ ){0,4}(?:la )?cnil|(?:aupres de|a) la cnil`,
+  String.raw`(?:retire|retirer|retrait de) (?:mon|notre) consentement`,
+  String.raw`(?:laissez|foutez|fichez)(?:-| )(?:moi|nous) (?:tranquille|en paix|la paix)|(?:arretez|cessez)(?= ?[.!,]|$)|(?:arretez|cessez) (?:ca|cela|tout|vos (?:\w+ )?(?:mails|e-mails|emails|messages|relances|envois))`,
+  String.raw`ne (?:m'|me |nous )?(?:envoyez|ecrivez|contactez) (?:\w+ )?(?:plus|jamais)`,
 ];
 
 const ES = [
@@ -90,6 +131,13 @@ const ES = [
   String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
   String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien))`,
   String.raw`no (?:vuelvan|vuelvas|volvais) a (?:escribir|contactar|enviar|llamar)`,
+  String.raw`derechos? (?:de |a la |al )?(?:supresion|oposicion|cancelacion|olvido)`,
+  String.raw`(?:me opongo|nos oponemos) (?:a|al) (?:\w+ ){0,4}(?:tratamiento|uso|envio|comunicaciones|publicidad|datos)`,
+  String.raw`(?:retiro|revoco|retirar|revocar) (?:mi|nuestro|el) consentimiento`,
+  String.raw`no (?:vuelvan|vuelvas|volvais|vuelva) a (?:escrib|contact|envi|llam|mand|molest|poner)\w*`,
+  String.raw`(?:marc|report|denunci|clasific)\w* (?:\S+ ){0,4}como (?:spam|correo no deseado)|(?:denuncia|reclamacion|queja) (?:\S+ ){0,4}(?:aepd|agencia (?:espanola )?de proteccion de datos)|(?:a|ante) la aepd`,
+  String.raw`(?:dejame|dejenme|dejadme|deje) en paz|(?:para|pare|paren|parad) de (?:enviar|escribir|mandar|molestar|contactar)\w*`,
+  String.raw`(?:elimin|borr|quit|sac|excluy|suprim)\w* (?:\S+ ){1,5}de (?:su|sus|vuestra|vuestras|tu|tus) (?:\w+ )?(?:lista|listas|base de datos|bases de datos|listado|ficheros?|registros?|crm)`,
 ];
 
 const NL = [
@@ -105,6 +153,13 @@ const NL = [
   String.raw`(?:neem|neemt) geen contact (?:meer )?op`,
   String.raw`niet meer (?:te )?(?:mailen|benaderen|contacteren|e-?mailen|sturen|lastigvallen)`,
   String.raw`(?:stop|stopt|stoppen) (?:met )?(?:mailen|e-?mailen|sturen|benaderen|mailtjes)`,
+  String.raw`(?:mijn|onze|al mijn|al onze|alle) (?:\w+ )?(?:persoonsgegevens|gegevens|contactgegevens|e-?mailadres|adres|naam) (?:\w+ ){0,4}(?:te )?(?:verwijderen|wissen|schrappen)`,
+  String.raw`(?:maak|maken) (?:ik |wij |we )?(?:hierbij )?bezwaar|bezwaar tegen (?:\w+ ){0,3}(?:gebruik|verwerking|marketing)|recht op (?:vergetelheid|verwijdering|bezwaar|gegevenswissing)`,
+  String.raw`stop (?:er )?(?:ermee|mee|nu mee)|(?:hou|houd|houdt) (?:er )?(?:nu )?(?:mee )?op(?= ?[.!,]|$| met (?:mailen|sturen|e-?mailen|benaderen))|laat (?:me|mij|ons) (?:\w+ )?met rust`,
+  String.raw`als (?:spam|ongewenst) (?:markeren|gemarkeerd|melden|gemeld|aanmerken|aangemerkt|rapporteren|aangeven)|(?:markeer|meld) (?:\w+ ){0,3}als spam`,
+  String.raw`autoriteit persoonsgegevens`,
+  String.raw`(?:trek|trekken) (?:\w+ ){0,2}(?:toestemming|instemming) in|(?:toestemming|instemming) (?:\w+ ){0,2}in(?:trekken|getrokken)`,
+  String.raw`(?:verwijder|verwijderen|haal|schrap|schrappen)\w* (?:\S+ ){1,5}(?:uit|van) (?:uw|jullie|je|de|deze) (?:\w+ )?(?:lijst|lijsten|mailinglijst|verzendlijst|bestand|database|systeem|crm)`,
 ];
 
 const PT = [
@@ -118,6 +173,12 @@ const PT = [
   String.raw`(?:parem|pare|deixem|deixe) de (?:me )?(?:enviar|mandar|escrever|contatar|ligar|perturbar)`,
   String.raw`(?:quero|gostaria de|desejo|queremos) ser (?:removid[oa]s?|excluid[oa]s?|descadastrad[oa]s?|retirad[oa]s?)`,
   String.raw`nao (?:quero|desejo) (?:mais )?(?:receber|ser contatad\w)`,
+  String.raw`me (?:tira|tire|tirem|retira|exclui|apaga)|(?:tira|tire|tirem|retira|exclua|excluam|apague|apaguem|removam|remova) (?:\S+ ){0,4}(?:da|de|do) (?:sua|vossa|tua|seu|vosso|teu|lista|base|cadastro|mailing)`,
+  String.raw`(?:para|pare|parem|parar) de (?:me )?(?:enviar|mandar|escrever|contatar|contactar|ligar|perturbar|encher)|(?:me )?(?:deixa|deixe|deixem) em paz`,
+  String.raw`nao (?:voltem|volte|volta|voltar|voltarem) a (?:me )?(?:enviar|mandar|escrever|contatar|contactar|ligar)|nao (?:me )?(?:enviem|envie|mandem|mande|contatem|contate|escrevam|escreva) (?:\w+ )?(?:nunca )?mais`,
+  String.raw`(?:marcar|marco|marquei|vou marcar|denunciar|reportar|denunciarei)\w* (?:\S+ ){0,4}como spam|(?:anpd|cnpd)`,
+  String.raw`(?:solicito|peco|requeiro|exijo) (?:a |o )?(?:eliminacao|exclusao|remocao|apagamento|supressao|anonimizacao)|(?:eliminacao|exclusao|remocao|apagamento) (?:de |dos |das )?(?:todos os |todas as )?(?:meus|minhas) (?:\w+ )?(?:dados|informacoes|contatos)`,
+  String.raw`(?:me oponho|nos opomos|oponho-me) (?:a|ao) (?:\w+ ){0,4}(?:tratamento|uso|envio|comunicacoes|marketing|dados)|(?:revogo|retiro|revogar) (?:o |meu |o meu )?consentimento|direito (?:ao esquecimento|de oposicao|a eliminacao|de eliminacao)`,
 ];
 
 /** "Stop. Just stop.": nothing but stops. */
@@ -134,10 +195,82 @@ const OTHER_CHANNEL = /^[^.!?]{0,12}\b(?:call|phone|ring|text|whatsapp|linkedin|
 /** "I was about to hit unsubscribe", "no need to remove me": the words name a removal without asking for it. */
 const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
 
-export function asksRemoval(folded: string): boolean {
+/**
+ * The key verbs of a removal, in their real forms: a token within a small
+ * edit distance of one of them ("unsubscibe", "remvoe", "delte",
+ * "abmleden") is read as that word. Only tokens of five letters or more,
+ * with the same first letter and a similar length, are compared.
+ */
+const KEY_VERBS = [
+  'unsubscribe', 'unsubscribed', 'unsubscribing', 'remove', 'removed', 'removes', 'removing', 'remover', 'remova', 'removam',
+  'delete', 'deleted', 'deletes', 'deleting', 'deletar', 'deletem', 'erase', 'erased',
+  'abmelden', 'abgemeldet', 'austragen', 'ausgetragen', 'abbestellen', 'entfernen', 'entfernt', 'loschen', 'geloscht',
+  'desinscrire', 'desinscrivez', 'desinscrit', 'desinscription', 'desabonner', 'desabonnez', 'desabonne', 'desabonnement', 'supprimer', 'supprimez',
+  'eliminar', 'eliminen', 'eliminame', 'borrar', 'borren', 'borrame',
+  'uitschrijven', 'uitgeschreven', 'afmelden', 'afgemeld', 'verwijderen', 'verwijder', 'verwijderd',
+  'descadastrar', 'descadastre', 'descadastrem', 'descadastro', 'excluir', 'excluam',
+];
+/** Real words one slip away from a key verb, with another meaning: never mended. */
+const NOT_TYPOS = new Set([
+  'remote', 'remotes', 'removal', 'removals', 'deplete', 'eliminate', 'eliminated', 'eliminates', 'eliminer', 'eraser',
+  'anmelden', 'anmeldet', 'angemeldet', 'auftragen', 'angetragen',
+]);
+const KEY_SET = new Set(KEY_VERBS);
+const BY_INITIAL = new Map<string, string[]>();
+for (const verb of KEY_VERBS) BY_INITIAL.set(verb[0]!, [...(BY_INITIAL.get(verb[0]!) ?? []), verb]);
+
+/** Optimal string alignment distance (a swap of two neighbours counts one), giving up past `max`. */
+function slips(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+      if (d < best) best = d;
+    }
+    if (best > max) return max + 1;
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** `folded` with each misspelt key verb replaced by the verb it nearly spells. */
+export function mendTypos(folded: string): string {
+  return folded.replace(/[a-z]{5,14}/g, (token) => {
+    if (KEY_SET.has(token) || NOT_TYPOS.has(token)) return token;
+    let found = token;
+    let least = 3;
+    for (const verb of BY_INITIAL.get(token[0]!) ?? []) {
+      const max = verb.length >= 10 ? 2 : 1;
+      const d = slips(token, verb, max);
+      if (d <= max && d < least) {
+        least = d;
+        found = verb;
+      }
+    }
+    return found;
+  });
+}
+
+/** Threats of a spam report or a complaint to the regulator count only when said, not asked ("do your emails get marked as spam?"). */
+const THREAT_WORDS = /spam|junk|indesirable|pourriel|\bico\b|cnil|aepd|anpd|cnpd|datenschutz|aufsicht|autoriteit|regulator|commissioner/;
+
+export function asksRemoval(text: string): boolean {
+  const folded = mendTypos(text);
   if (WHOLE.test(folded.trim()) || ONLY_STOP.test(folded.trim())) return true;
   REQUEST.lastIndex = 0;
   for (let m = REQUEST.exec(folded); m; m = REQUEST.exec(folded)) {
+    if (THREAT_WORDS.test(m[0])) {
+      const end = folded.slice(m.index + m[0].length).search(/[.!?\n]/);
+      if (end >= 0 && folded[m.index + m[0].length + end] === '?') continue;
+    }
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
     if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index, false))) continue;
