@@ -367,3 +367,37 @@ describe('a further round of phrasings, one status per language each', () => {
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('wrong person, in the families the first rules missed (own phrasings)', () => {
+  it.each([
+    // gone: left, retired, another role
+    ['Priya has left the business.', 'en'], ['Tom retired last spring, so this inbox is not monitored.', 'en'], ["I've moved to a different team and no longer cover procurement.", 'en'],
+    ['This address belonged to a former colleague.', 'en'],
+    ['Frau Kühn ist seit Mai nicht mehr bei uns beschäftigt.', 'de'], ['Herr Wolf ist im Ruhestand.', 'de'], ['Ich habe intern die Abteilung gewechselt.', 'de'],
+    ['Monsieur Petit a pris sa retraite.', 'fr'], ['Je ne fais plus partie de cette société.', 'fr'], ["J'ai changé de poste l'an dernier.", 'fr'],
+    ['Marta ya no sigue con nosotros.', 'es'], ['Jorge se jubiló el año pasado.', 'es'], ['He cambiado de departamento.', 'es'],
+    ['Pieter is niet meer werkzaam bij ons bedrijf.', 'nl'], ['Zij is met pensioen.', 'nl'], ['Ik heb sinds kort een andere functie.', 'nl'],
+    ['O Paulo já não trabalha aqui.', 'pt'], ['Ela se aposentou em março.', 'pt'], ['Mudei de área no ano passado.', 'pt'],
+    // not my area, or pointing on
+    ["I don't look after marketing, sorry.", 'en'], ["That's not something I handle.", 'en'], ['Not me - ask our finance lead.', 'en'], ["You'll need our operations manager for that.", 'en'],
+    ["I'm only the office assistant here.", 'en'], ['Nothing to do with me, I just do the books.', 'en'], ['This reached me by mistake, I think. Forwarded to me in error.', 'en'],
+    ['Da sind Sie bei mir leider falsch.', 'de'], ['Damit habe ich nichts zu tun.', 'de'], ['Zuständig ist unsere Einkaufsleitung.', 'de'],
+    ["Ce n'est pas moi qui décide, voyez avec la direction.", 'fr'], ['Cela ne me concerne pas.', 'fr'], ['Vous vous êtes trompé de destinataire.', 'fr'],
+    ['Eso no lo gestiono yo.', 'es'], ['No me corresponde, lo paso a quien corresponda.', 'es'], ['Se ha equivocado de contacto.', 'es'],
+    ['Hier ga ik niet over.', 'nl'], ['Probeer onze inkoopafdeling.', 'nl'], ['U heeft de verkeerde persoon.', 'nl'],
+    ['Não sou eu que decido isso.', 'pt'], ['Não cuido disso, fale com o financeiro.', 'pt'], ['Acho que é a pessoa errada.', 'pt'],
+  ])('%s (%s) -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    ['Je ne suis pas intéressé.', 'NOT_INTERESTED'],
+    ["I've left the deck with our CFO, we'll review it. Can you send me pricing too?", 'INTERESTED'],
+    ["I have left you a voicemail, call me back when you can.", 'INTERESTED'],
+    ["I don't manage to read everything, but this sounds interesting. Demo next week?", 'INTERESTED'],
+    ['Jana left the company, please remove her and me from your list.', 'UNSUBSCRIBE'],
+    ['Ich habe ihn in Kopie gesetzt, können wir am Dienstag telefonieren?', 'INTERESTED'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});

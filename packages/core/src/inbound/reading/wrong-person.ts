@@ -34,13 +34,14 @@ const STRONG = anyOf([
   String.raw`ist (?:bei uns )?(?:\w+ ){0,6}zustandig`,
   // French
   String.raw`(?:pas|plus) (?:la|le) (?:bon|bonne) (?:personne|interlocuteur|interlocutrice|contact)`,
-  String.raw`je ne (?:suis|m'occupe|gere|travaille|traite) (?:pas|plus)`,
+  // "Je ne suis pas intéressé" declines: only "not the one in charge", "not there any more" say wrong person.
+  String.raw`je ne suis (?:pas|plus) (?:la bonne|le bon|concerne\w*|responsable|en charge|charge|decisionnaire|l'interlocut\w+|la personne|dans|chez|au service|a ce poste|dans l'entreprise)|je ne (?:m'occupe|m'en occupe|gere|traite|decide) (?:pas|plus)|je ne travaille plus|je ne fais plus partie|(?:ne fait|ne fais) plus partie`,
   String.raw`(?:n'est|ne travaille|ne fait) plus (?:chez|partie|dans|avec|en charge)`,
   String.raw`a quitte (?:la societe|l'entreprise|le groupe|nos|notre|\w+)`,
   String.raw`(?:ce n'est|c'est) pas (?:moi|mon domaine|de mon ressort|mon service|mon perimetre)`,
   // Spanish
   String.raw`no soy (?:la persona|el contacto|quien|el|la) (?:adecuad\w|indicad\w|correct\w|responsable|encargad\w|que lleva)`,
-  String.raw`(?:ya )?no (?:trabajo|trabaja|estoy|esta|forma parte|formo parte) (?:en|con|para) (?:la empresa|\w+)`,
+  String.raw`(?:ya )?no (?:trabajo|trabaja|estoy|esta|forma parte|formo parte|sigue|sigo) (?:en|con|para|de) (?:la empresa|\w+)`,
   String.raw`(?:dejo|ha dejado|dejaron) la empresa`,
   String.raw`no (?:me )?(?:ocupo|encargo|llevo) (?:de )?(?:eso|esto|ese tema|este tema|esa area|esta area|compras|el tema)`,
   String.raw`no es (?:mi|de mi) (?:area|departamento|competencia|responsabilidad)`,
@@ -48,7 +49,7 @@ const STRONG = anyOf([
   String.raw`niet de (?:juiste|goede|aangewezen) (?:persoon|contactpersoon|persoon hiervoor)`,
   String.raw`(?:valt|is) niet onder mijn|niet mijn (?:afdeling|verantwoordelijkheid|terrein|vakgebied)`,
   String.raw`(?:ik ben|ben ik) (?:hier(?:voor)? |daar(?:voor)? )?niet (?:verantwoordelijk|de juiste|degene)`,
-  String.raw`werk(?:t)? (?:hier )?niet meer`,
+  String.raw`werk(?:t)? (?:\w+ ){0,3}niet meer`,
   String.raw`is (?:uit dienst|vertrokken)`,
   String.raw`(?:heeft|hebben) (?:het bedrijf|ons|de organisatie) verlaten`,
   // Portuguese
@@ -57,6 +58,23 @@ const STRONG = anyOf([
   String.raw`(?:ja )?nao (?:trabalha|esta|faz parte) mais`,
   String.raw`saiu da (?:empresa|companhia)`,
   String.raw`nao e (?:da )?minha (?:area|responsabilidade)|nao e comigo`,
+  // Gone: left, retired, moved to another role, a former employee's inbox (own phrasings in tests; each language).
+  String.raw`(?:has|'s|have|'ve) (?:now |since |already |recently |just )?(?:left|retired)(?= ?[.,;!]|$| (?!(?:a|an|you|me|it|him|them|us a|for|on|early|his|her|their|some|my|your|feedback|comments?|notes?|voicemail|the (?:deck|document|file|office|building|meeting|message|chat|call|room|desk|door|details|note|comment|link))\b)[a-z])`,
+  String.raw`retired (?:in|last|at the end of|earlier|recently|this|back in|a (?:few|couple))|(?:is|has) (?:now )?(?:retired|retiring)`,
+  String.raw`former (?:employee|colleague|member of staff|staff member|team member|owner of this)|(?:inbox|mailbox|address|account) (?:is )?(?:no longer|not) (?:monitored|in use|active|checked|read)`,
+  String.raw`(?:moved|changed|switched|transferred) (?:on )?(?:to|into) (?:a |another |a different |a new )(?:\w+ )?(?:role|position|team|department|job|division|post)|(?:changed|switched) (?:roles|jobs|teams|departments|positions)`,
+  // Not my area: "I don't look after that", "not something I handle", "nothing to do with me", "not me, try…".
+  String.raw`(?:i don't|i do not|i no longer|i'm not the one who|i am not the one who|i never) (?:\w+ )?(?:handle|deal with|look after|work on|own|manage(?! to)|cover|decide on|oversee|make (?:those|these|that|the|such) (?:calls|decisions|decision)|have (?:any )?say)`,
+  String.raw`(?:isn't|is not|not|wasn't) (?:really )?something (?:i|i'm|i am) (?:\w+ )?(?:look after|handle|deal with|decide|manage|cover|own|work on|involved in|responsible for|in charge of)`,
+  String.raw`nothing to do with me|(?:not|n't) (?:my|our) (?:job|thing|wheelhouse|bailiwick|team|department|function)|(?:^|[,.;-] )not me(?= ?[.!,;]|$)`,
+  String.raw`(?:i'm|i am) (?:just|only|merely) (?:a|an|the) (?:\w+ )?(?:contractor|receptionist|temp|intern|assistant|volunteer|freelancer|consultant|admin|administrator|office manager|front desk)`,
+  String.raw`(?:forwarded|sent|came|delivered|addressed) to me (?:by mistake|in error|by accident)`,
+  String.raw`bei mir (?:\w+ )?falsch|(?:sind|bist) (?:sie|du) (?:hier )?(?:leider )?falsch|damit habe ich nichts zu tun|(?:liegt|fallt) nicht (?:in|bei) mir|nicht (?:in )?meine(?:m|n)? (?:bereich|abteilung|ressort)`,
+  String.raw`nicht mehr (?:\w+ ){0,4}(?:tatig|beschaftigt|angestellt)|nicht mehr (?:in|bei|fur) (?:\w+ ){0,3}(?:unternehmen|firma|haus|team)|(?:ist|sind) (?:\w+ ){0,2}(?:ausgeschieden|in rente|im ruhestand|in pension|pensioniert|in den ruhestand gegangen)|(?:abteilung|position|stelle|bereich) gewechselt|hat (?:\w+ ){0,5}verlassen`,
+  String.raw`(?:a|ont) pris sa retraite|est (?:parti|partie|partis) (?:a la retraite|de|en|chez)|est a la retraite|a change de (?:poste|service|fonction|societe|entreprise)|j'ai change de (?:poste|service|fonction)|(?:ce n'est|c'est) pas moi qui|ne releve pas de (?:mon|ma|mes)|n'est pas de mon ressort|(?:ca|cela) ne me concerne pas|trompe\w* de (?:personne|destinataire|interlocuteur|contact|adresse)`,
+  String.raw`(?:se ha |se )?jubil(?:o|ado|ada)|(?:ha|han) dejado (?:de trabajar|la empresa)|(?:cambio|he cambiado|cambie) de (?:puesto|departamento|area|funciones|cargo)|no (?:lo )?(?:llevo|gestiono|manejo|decido|veo) yo|no me corresponde|no es cosa mia|no tengo nada que ver|equivocad\w* de (?:persona|contacto|destinatario|direccion)`,
+  String.raw`(?:daar|hier|dat) ga ik niet over|ga ik niet over|is (?:met )?pensioen|met pensioen (?:gegaan|sinds)|(?:is|zijn) niet (?:meer|langer) (?:werkzaam|in dienst|bij ons|verbonden)|niet langer (?:werkzaam|in dienst|bij)|verkeerde (?:persoon|contactpersoon|adres)|(?:andere|nieuwe) (?:functie|afdeling|rol)`,
+  String.raw`nao sou eu (?:quem|que)|nao (?:cuido|trato|decido) (?:disso|desse|dessa|de|do|da)|(?:ja )?nao (?:trabalha|esta|faz parte)(?: mais)? (?:aqui|na empresa|conosco|connosco|da empresa|da equipe|com a gente)|(?:ja )?nao (?:trabalho|estou) (?:mais )?(?:aqui|na empresa|la)|se aposentou|aposentou-se|esta aposentad\w|deixou a empresa|mudei de (?:area|cargo|setor|funcao|departamento)|(?:pessoa|contato|destinatario) errad[oa]`,
 ], 'g');
 
 const WEAK = anyOf([
@@ -97,6 +115,18 @@ const WEAK = anyOf([
   String.raw`(?:fale|falar|procure|procurar|contate|contatar|entre em contato) com`,
   String.raw`(?:encaminhei|encaminhado|repassei) (?:para|a|seu|sua|o)`,
   String.raw`(?:quem )?cuida (?:disso|desse|dessa|do|da|dos|das)`,
+  // Pointing on: "you'll want our IT director", "try our security lead", "I'll forward this on", "decisions go through head office".
+  String.raw`(?:you'll|you will|you'd|you would|you) (?:want|need) (?:to (?:talk|speak|write|reach out) (?:to|with) )?(?:our|my|the) (?:\w+ ){0,3}(?:director|manager|team|department|lead|head|officer|colleague|person|people|cfo|cto|ceo|coo|cio|buyer|owner)`,
+  String.raw`(?:try|ask|ping) (?:our|my|the) (?:\w+ ){0,3}(?:lead|team|department|manager|director|head|colleague|office|officer|person|buyer|cfo|cto|ceo|coo|cio)`,
+  String.raw`would be the (?:one|ones|person|people)|(?:is|are) the (?:one|ones|person|people) (?:to|you)|(?:someone|somebody) (?:else|in|from) (?:\w+ ){0,3}(?:would be|is|will be|might be) (?:better|more appropriate|the right)`,
+  String.raw`(?:i'll|i will|will|i can|let me|i'm going to|happy to) (?:\w+ )?(?:forward|pass|send|hand) (?:this|it|your \w+|that)(?: on| along| over)?(?: to)?|passed (?:this|it|your (?:\w+ )?(?:note|email|message|details|request)) (?:on|along|over|to)`,
+  String.raw`(?:direct|forward|redirect|address|send) (?:any |all )?(?:future |further )?(?:correspondence|emails|enquiries|inquiries) to`,
+  String.raw`(?:decision|decisions|call|calls) (?:is|are|get|gets) (?:\w+ )?(?:made|taken) (?:\w+ )?(?:by|at|in) (?:our|the|head|group|hq|a)|go(?:es)? through (?:our|the|my) (?:\w+ ){0,2}(?:team|department|office|colleague|manager|director|head)|(?:is|are) (?:handled|managed|run|decided|done) centrally`,
+  String.raw`zustandig (?:ist|sind|ware|waren)|(?:ansprechpartner|ansprechpartnerin) (?:ist|ware|dafur ist)|(?:leite|gebe) (?:\w+ ){0,3}an (?:den|die|das) (?:zustandige\w*|richtige\w*|verantwortliche\w*)`,
+  String.raw`(?:je )?(?:fais suivre|transmets|transfere) (?:votre|ce|a|au|le|la)|(?:c'est|voyez) (?:\w+ ){0,2}qui (?:gere|s'occupe|decide)`,
+  String.raw`(?:se )?lo (?:paso|reenvio|pasare|reenviare|he pasado|he reenviado) a|a quien corresponda|(?:eso|esto) (?:lo )?(?:lleva|gestiona|ve|decide|maneja) (?:\w+ )?(?:el|la|mi|nuestro|nuestra)`,
+  String.raw`probeer (?:onze|ons|de|mijn|het)|(?:ik )?(?:stuur|geef) (?:het|dit|uw bericht|je bericht) (?:\w+ )?door|(?:ligt|hoort) bij (?:onze|de|mijn)|(?:moet|moeten) (?:u|je|jullie) bij (?:\w+ ){0,3}zijn`,
+  String.raw`quem (?:ve|cuida|trata|decide|responde) (?:\w+ ){0,3}e (?:o|a)|(?:vou|irei) (?:encaminhar|repassar|passar)`,
 ], 'g');
 
 export interface WrongPersonSignal {
