@@ -120,3 +120,31 @@ describe('real words one slip away from a removal verb are not mended into one',
     expect(asks(text)).toBe(false);
   });
 });
+
+describe('a second round of own phrasings: not wanting, ceasing, enough of it, a request as a sentence of its own', () => {
+  it.each([
+    "I don't want these emails anymore.", 'Please cease all further emails.', 'This is spam. Stop.', 'Please discontinue sending me emails.',
+    "Not interested, and I'd appreciate not hearing from you again.", 'I do not wish to receive further correspondence.', 'Please add me to your do-not-contact list.',
+    'Please remove this email from your outreach.', 'Stop sending stuff to this inbox.', "I didn't opt in to this. Unsubscribe.", 'Hey, stop with the emails already.',
+    'Your emails are unwanted. Please cease.', "Enough with the follow-ups, I'm not interested and don't want more.", 'I want out of this sequence.',
+    'Unterlassen Sie bitte weitere Kontaktaufnahmen.', 'Keine weiteren Zusendungen bitte.', 'Hören Sie auf, mich anzuschreiben.', 'Schluss mit diesen Mails.',
+    'Bitte senden Sie mir nichts mehr.', 'Kein Interesse, bitte aus Ihrem System löschen.', 'Ich habe mich nie angemeldet, bitte entfernen.',
+    'Je vous prie de cesser tout envoi.', "Merci de m'enlever de votre liste de diffusion.", "Plus de mails s'il vous plaît.",
+    'Basta de correos, gracias.', 'No más correos, por favor.',
+    'Stop met het sturen van mails.', 'Ik wil hier niet meer mee lastiggevallen worden.', 'Genoeg met die mails.',
+    'Favor não me contatar mais.', 'Chega de e-mails, por favor.', 'Não tenho interesse, favor me remover.',
+  ])('%s', (text) => {
+    expect(asks(text)).toBe(true);
+  });
+
+  it.each([
+    'Enough with the theory, show me a demo.', "We're done with the old vendor. When can we talk?", 'Can we remove? Or only archive?',
+    "Envoyez-moi plus de mails sur vos références, ça m'intéresse.", 'No más de 20 usuarios. ¿Cuánto cuesta?', 'Chega de planilha! Vamos conversar?',
+    'Schluss mit Excel – wann können wir telefonieren?', 'Sounds good. Remove the onboarding fee and we have a deal.', 'Our CFO wants to cease using paper. Call me Tuesday.',
+    'Please stop by on Thursday at 3.', 'Reply STOP to end? Ha. Okay, send the deck.', 'Do you help us report spam complaints in the dashboard?',
+    'We received a CNIL fine last year; can your product help with compliance?', 'Thanks! Please remove John from the invite and add me instead.',
+    'Nichts mehr zu tun für heute, lassen Sie uns morgen sprechen.',
+  ])('not a request: %s', (text) => {
+    expect(asks(text)).toBe(false);
+  });
+});

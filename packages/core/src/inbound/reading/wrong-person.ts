@@ -66,7 +66,7 @@ const STRONG = anyOf([
   // Not my area: "I don't look after that", "not something I handle", "nothing to do with me", "not me, try…".
   String.raw`(?:i don't|i do not|i no longer|i'm not the one who|i am not the one who|i never) (?:\w+ )?(?:handle|deal with|look after|work on|own|manage(?! to)|cover|decide on|oversee|make (?:those|these|that|the|such) (?:calls|decisions|decision)|have (?:any )?say)`,
   String.raw`(?:isn't|is not|not|wasn't) (?:really )?something (?:i|i'm|i am) (?:\w+ )?(?:look after|handle|deal with|decide|manage|cover|own|work on|involved in|responsible for|in charge of)`,
-  String.raw`nothing to do with me|(?:not|n't) (?:my|our) (?:job|thing|wheelhouse|bailiwick|team|department|function)|(?:^|[,.;-] )not me(?= ?[.!,;]|$)`,
+  String.raw`nothing to do with me|(?:not|n't) (?:my|our) (?:job|thing|wheelhouse|bailiwick|team|department|function)|(?:^|(?<=[,.;-] ))not me(?= ?[.!,;]|$)`,
   String.raw`(?:i'm|i am) (?:just|only|merely) (?:a|an|the) (?:\w+ )?(?:contractor|receptionist|temp|intern|assistant|volunteer|freelancer|consultant|admin|administrator|office manager|front desk)`,
   String.raw`(?:forwarded|sent|came|delivered|addressed) to me (?:by mistake|in error|by accident)`,
   String.raw`bei mir (?:\w+ )?falsch|(?:sind|bist) (?:sie|du) (?:hier )?(?:leider )?falsch|damit habe ich nichts zu tun|(?:liegt|fallt) nicht (?:in|bei) mir|nicht (?:in )?meine(?:m|n)? (?:bereich|abteilung|ressort)`,
