@@ -401,3 +401,26 @@ describe('wrong person, in the families the first rules missed (own phrasings)',
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('wrong person, a second round of own phrasings', () => {
+  it.each([
+    'Sorry, Mark moved on in the summer.', "She's not with us anymore.", "I'm in finance, so this isn't my department.", "Procurement isn't me - you want Sarah.",
+    'He passed away last year. Please update your records.', "I'm on the sales side; marketing tools are someone else's job.",
+    'Frau Berger ist leider nicht mehr für uns tätig.', 'Herr Simon hat das Unternehmen Ende März verlassen.', 'Ce sujet est géré par notre siège.', 'Elle est partie en février.',
+    'Yo no soy quien decide sobre esto.', 'Luis ya no trabaja con nosotros.', 'Daarvoor moet u bij onze IT-afdeling zijn.', 'Meneer de Vries is vertrokken.',
+    'Ela não está mais na empresa.', 'Isso não é comigo, é com o time de compras.',
+  ])('%s -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    ["Looks great, I've cc'd our CTO. Can we book a call on Tuesday?", 'INTERESTED'],
+    ['We left our last provider in January. Interested in a demo.', 'INTERESTED'],
+    ['Our team has left feedback in the doc; can you send a revised proposal?', 'INTERESTED'],
+    ['Est-ce géré par vos équipes ?', 'QUESTION'],
+    ['¿Está gestionado por vuestro equipo?', 'QUESTION'],
+    ['O pagamento é feito no fim do mês?', 'QUESTION'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});

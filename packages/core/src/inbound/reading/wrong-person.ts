@@ -9,6 +9,7 @@
  */
 import { anyOf } from './fold.ts';
 import { affirmed } from './negation.ts';
+import { statements } from './decline.ts';
 
 const STRONG = anyOf([
   // English
@@ -18,8 +19,8 @@ const STRONG = anyOf([
   String.raw`(?:not|n't) the (?:technical|decision|buying|relevant) (?:person|maker|contact)|not (?:a|the) decision[- ]maker`,
   String.raw`not (?:my|our) (?:area|department|remit|responsibility|field|domain|decision|call)`,
   String.raw`(?:no longer|not longer) (?:work|works|working|employed|with|at|part of|in charge|responsible|handle|handles|the)`,
-  String.raw`(?:has|have|had) (?:since |now )?left (?:the company|the business|the firm|the organi[sz]ation|us|our|\w+ (?:at|in|last|earlier|recently))`,
-  String.raw`left (?:\w+ ){1,3}(?:at the end of|in (?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})|last (?:week|month|year)|earlier this|recently|a while ago|some time ago)`,
+  String.raw`(?:has|have|had) (?:since |now )?left (?:the company|the business|the firm|the organi[sz]ation|us|our|(?!(?:feedback|comments?|notes?|a|an|it|you|me|them|some)\b)\w+ (?:at|in|last|earlier|recently))`,
+  String.raw`(?<!(?:we|we've|we have|they|they've) )left (?!(?:feedback|comments?|notes?|a|an|it|you|me|them|some)\b)(?:\w+ ){1,3}(?:at the end of|in (?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})|last (?:week|month|year)|earlier this|recently|a while ago|some time ago)`,
   String.raw`(?:i|he|she) (?:have |has |had )?(?:retired|since retired)|(?:i'm|i am) not (?:involved|responsible|in charge)`,
   String.raw`(?:emails|mails|messages) (?:now )?(?:come|go|are forwarded|are redirected|get forwarded) to me`,
   String.raw`(?:i'm|i am) (?:only |just )?(?:in|on|with) [a-z&/ -]{2,30}, not`,
@@ -75,6 +76,10 @@ const STRONG = anyOf([
   String.raw`(?:se ha |se )?jubil(?:o|ado|ada)|(?:ha|han) dejado (?:de trabajar|la empresa)|(?:cambio|he cambiado|cambie) de (?:puesto|departamento|area|funciones|cargo)|no (?:lo )?(?:llevo|gestiono|manejo|decido|veo) yo|no me corresponde|no es cosa mia|no tengo nada que ver|equivocad\w* de (?:persona|contacto|destinatario|direccion)`,
   String.raw`(?:daar|hier|dat) ga ik niet over|ga ik niet over|is (?:met )?pensioen|met pensioen (?:gegaan|sinds)|(?:is|zijn) niet (?:meer|langer) (?:werkzaam|in dienst|bij ons|verbonden)|niet langer (?:werkzaam|in dienst|bij)|verkeerde (?:persoon|contactpersoon|adres)|(?:andere|nieuwe) (?:functie|afdeling|rol)`,
   String.raw`nao sou eu (?:quem|que)|nao (?:cuido|trato|decido) (?:disso|desse|dessa|de|do|da)|(?:ja )?nao (?:trabalha|esta|faz parte)(?: mais)? (?:aqui|na empresa|conosco|connosco|da empresa|da equipe|com a gente)|(?:ja )?nao (?:trabalho|estou) (?:mais )?(?:aqui|na empresa|la)|se aposentou|aposentou-se|esta aposentad\w|deixou a empresa|mudei de (?:area|cargo|setor|funcao|departamento)|(?:pessoa|contato|destinatario) errad[oa]`,
+  String.raw`moved on(?= ?[.,;!]|$| (?:in|last|from|to (?:a|another|a new)|earlier|recently|a while|some time))|not with (?:us|the company|the firm|the team|the business) (?:anymore|any more|any longer)`,
+  String.raw`(?:isn't|is not|aren't|wasn't) (?:really )?(?:my|our) (?:area|department|remit|responsibility|field|domain|decision|call|job|thing|team|function|wheelhouse|side)|(?:isn't|is not|'s not) me(?= ?[.,;!-]|$)|someone else's (?:job|area|call|department|responsibility|remit|decision)`,
+  String.raw`passed away|(?:has|have) died|(?:is|has) deceased|verstorben|est decede\w*|(?:ha )?fallecido|fallecio|overleden|faleceu`,
+  String.raw`no soy (?:yo )?(?:quien|el que|la que) (?:decide|lleva|gestiona|se encarga|lo lleva|decido|llevo)`,
 ], 'g');
 
 const WEAK = anyOf([
@@ -125,8 +130,15 @@ const WEAK = anyOf([
   String.raw`zustandig (?:ist|sind|ware|waren)|(?:ansprechpartner|ansprechpartnerin) (?:ist|ware|dafur ist)|(?:leite|gebe) (?:\w+ ){0,3}an (?:den|die|das) (?:zustandige\w*|richtige\w*|verantwortliche\w*)`,
   String.raw`(?:je )?(?:fais suivre|transmets|transfere) (?:votre|ce|a|au|le|la)|(?:c'est|voyez) (?:\w+ ){0,2}qui (?:gere|s'occupe|decide)`,
   String.raw`(?:se )?lo (?:paso|reenvio|pasare|reenviare|he pasado|he reenviado) a|a quien corresponda|(?:eso|esto) (?:lo )?(?:lleva|gestiona|ve|decide|maneja) (?:\w+ )?(?:el|la|mi|nuestro|nuestra)`,
-  String.raw`probeer (?:onze|ons|de|mijn|het)|(?:ik )?(?:stuur|geef) (?:het|dit|uw bericht|je bericht) (?:\w+ )?door|(?:ligt|hoort) bij (?:onze|de|mijn)|(?:moet|moeten) (?:u|je|jullie) bij (?:\w+ ){0,3}zijn`,
+  String.raw`probeer (?:onze|ons|de|mijn|het)|(?:ik )?(?:stuur|geef) (?:het|dit|uw bericht|je bericht) (?:\w+ )?door|(?:ligt|hoort) bij (?:onze|de|mijn)|(?:moet|moeten) (?:u|je|jullie) bij (?:\S+ ){0,3}zijn`,
   String.raw`quem (?:ve|cuida|trata|decide|responde) (?:\w+ ){0,3}e (?:o|a)|(?:vou|irei) (?:encaminhar|repassar|passar)`,
+], 'g');
+
+/** Handled elsewhere, said in the passive ("ce sujet est géré par notre siège"): read only from statements, since a question ("is it handled by your team?") asks about the product. */
+const SAID_WEAK = anyOf([
+  // "Ce sujet est géré par notre siège": handled by someone else, in each language.
+  String.raw`(?:est|sont) (?:gere|geree|geres|traite|traitee|traites|pris en charge|suivi|suivie|decide|decidee) (?:\w+ )?par|wird (?:\w+ ){0,3}(?:von|uber) (?:\w+ ){0,3}(?:betreut|entschieden|verwaltet|abgewickelt|bearbeitet|gesteuert)`,
+  String.raw`(?:es|son|esta|estan) (?:gestionad|llevad|decidid|centralizad)\w* (?:\w+ )?(?:por|desde|en)|(?:wordt|worden) (?:\w+ ){0,3}(?:geregeld|beheerd|beslist|gedaan|afgehandeld) (?:door|via|vanuit)|(?:e|sao) (?:tratad|gerid|decidid|cuidad|centralizad)\w* (?:\w+ )?(?:por|pelo|pela)`,
 ], 'g');
 
 export interface WrongPersonSignal {
@@ -135,5 +147,5 @@ export interface WrongPersonSignal {
 }
 
 export function wrongPersonSignals(folded: string): WrongPersonSignal {
-  return { strong: affirmed(folded, STRONG), weak: affirmed(folded, WEAK) };
+  return { strong: affirmed(folded, STRONG), weak: affirmed(folded, WEAK) || affirmed(statements(folded), SAID_WEAK) };
 }
