@@ -148,3 +148,23 @@ describe('a second round of own phrasings: not wanting, ceasing, enough of it, a
     expect(asks(text)).toBe(false);
   });
 });
+
+describe('a third round of own phrasings: polite and formal requests in each language', () => {
+  it.each([
+    'Ik verzoek u vriendelijk mij niet langer te mailen.', 'Zou u mijn naam uit jullie systeem kunnen halen?', 'Hierbij verzoek ik u om verwijdering van mijn gegevens.',
+    'Gostaria que parassem de me enviar e-mails.', 'Prefiro não receber mais esse tipo de mensagem.', 'Não autorizo o uso dos meus dados.',
+    'Preferiría no recibir más correos de este tipo.', 'Les agradecería que dejaran de escribirme.', 'No autorizo el tratamiento de mis datos.',
+    'Merci de ne plus utiliser mon adresse.', 'Ich bitte um Entfernung aus Ihrem Verteiler.', 'Ich bitte darum, mich nicht weiter anzuschreiben.',
+    'Ich verbitte mir weitere Werbemails.', 'Bitte verwenden Sie meine Adresse nicht mehr.', 'I would prefer you not email me again.',
+    "I'd appreciate it if you stopped emailing me.", "Don't bother emailing me again.", "Please don't follow up again.", 'Consider this my request to be removed.', 'Wipe my info.',
+  ])('%s', (text) => {
+    expect(asks(text)).toBe(true);
+  });
+
+  it.each([
+    "Don't email me again until September.", 'Bitte kontaktieren Sie mich nicht vor Oktober.', 'We no longer need to mail invoices. Demo?',
+    'Our customers keep requesting to be removed from lists; can you automate that?',
+  ])('a time limit or someone else: %s', (text) => {
+    expect(asks(text)).toBe(false);
+  });
+});

@@ -10,7 +10,7 @@
 import { anyOf } from './fold.ts';
 import { carriesNegation, negatedAt } from './negation.ts';
 
-const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details)?|data|(?:phone |mobile )?number)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
+const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details| info(?:rmation)?)?|data|info|information|records|personal (?:data|details|information)|(?:phone |mobile )?number)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
 const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequences?|campaigns?|mailings?|records|files|outreach|newsletters?|cadences?|marketing|automation|contact list|suppression list)`;
 
 const EN = [
@@ -18,7 +18,7 @@ const EN = [
   String.raw`(?:please|pls|plz|kindly) (?:remove|unsubscribe|delete)(?= ?[.!]|$)`,
   String.raw`(?:want|like|wish|ask|asked) to be (?:removed|taken off|deleted|unsubscribed)`,
   String.raw`(?:please|pls|plz|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i wish to|want to be|like to be|need to be) (?:(?!not |never |no )\w+ ){0,2}unsubscribed?`,
-  String.raw`(?:remove|delete|exclude|erase|purge|scrub) ${ME}`,
+  String.raw`(?:remove|delete|exclude|erase|purge|scrub|wipe) ${ME}`,
   String.raw`(?:take|tkae|tak|get) ${ME} (?:off|of|out of)`,
   String.raw`${ME} (?:off|of) (?:your|this|the|ur|all|any|these) (?:\w+ ){0,2}${LIST}`,
   // "We need to stop sending invoices by hand" is not addressed to us: a subject before "stop" cancels it, and sending needs an object.
@@ -76,6 +76,11 @@ const EN = [
   String.raw`(?<!(?:we|i|they|to|will|should|must|cannot|can't|didn't) )stop sending (?:stuff|anything|things|them|it|more|any|this|that)`,
   String.raw`(?:^|(?<=[.!?;,] ))(?:please |pls |kindly |just )?(?:unsubscribe|remove|cease|desist)(?: (?:me|us|it|this))?(?= ?[.!]+(?: |$)|$)`,
   String.raw`(?:don't|do not|dont) want (?:any )?more(?= ?[.!,]|$)`,
+  // Asking us not to: "I'd appreciate it if you stopped emailing me", "don't bother emailing me again", "consider this my request to be removed".
+  String.raw`you (?:stopped|stop|ceased|quit|would stop|could stop) (?:\w+ )?(?:emailing|e-mailing|contacting|messaging|mailing|sending|writing|reaching out|following up)`,
+  String.raw`(?:prefer|rather|like|want|ask|need|appreciate it if|grateful if) you (?:to )?(?:not|never|didn't|did not|don't|do not|stopped|stop|no longer) (?:\w+ )?(?:email|e-mail|mail|contact|message|write|send|follow|reach|call|bother)`,
+  String.raw`(?:do not|don't|dont|never|please don't) (?:ever )?(?:bother )?(?:emailing|contacting|writing|messaging|following up|reaching out|follow up|reach out|email|contact|message|write)(?: (?:me|us|to me|with me|to us|with us))? (?:again|anymore|any more|in future|in the future)`,
+  String.raw`(?:my|this|a|formal) request (?:to be|for) (?:\w+ )?(?:removed|removal|deleted|deletion|erasure|unsubscribed|taken off)|(?:i|we) (?:hereby )?request (?:to be (?:removed|deleted|unsubscribed|taken off)|that (?:i|we|my|our) |the (?:removal|deletion|erasure)|(?:removal|deletion|erasure))`,
   // Formal erasure and objection: "withdraw my consent", "object to the processing of my data".
   String.raw`(?:withdraw|withdrawing|revoke|revoking) (?:my|our|any|all) (?:\w+ )?consent|consent (?:is |has been )?(?:withdrawn|revoked)`,
   String.raw`(?:i|we) (?:hereby )?object to (?:\w+ ){0,4}(?:processing|use|marketing|contact|profiling)`,
@@ -93,6 +98,9 @@ const DE = [
   String.raw`(?:mochte|will|wollen|mochten|wunsche|wunschen) (?:\w+ ){0,2}keine (?:\w+ ){0,2}(?:e-?mails|mails|nachrichten|werbung|werbemails|newsletter|zusendungen|anrufe) (?:mehr )?(?:erhalten|bekommen|empfangen)`,
   String.raw`bitte keine (?:weiteren |weitere )?(?:e-?mails|mails|nachrichten|werbung|anfragen|kontaktaufnahmen?)`,
   String.raw`keine weiteren? (?:e-?mails|mails|nachrichten|kontaktaufnahmen?|anschreiben|werbung|zusendungen|anfragen|angebote|newsletter|werbemails|kontakte)`,
+  String.raw`(?:bitte|ersuche|bitten) (?:sie )?(?:um|die) (?:sofortige |umgehende )?(?:entfernung|loschung|austragung|abmeldung|streichung)|(?:entfernung|austragung|abmeldung|streichung|loschung) (?:\w+ ){0,2}(?:aus|von) (?:\w+ ){0,2}(?:verteiler|liste|datenbank|kartei|system|crm|newsletter|mailingliste)`,
+  String.raw`(?:mich|uns) nicht (?:mehr|weiter|langer|erneut|wieder) (?:\w+ )?(?:anzuschreiben|zu kontaktieren|anzumailen|zu mailen|zu belastigen|anzurufen|zu schreiben)|verbitte (?:mir|uns)`,
+  String.raw`(?:verwenden|nutzen|benutzen|speichern) sie (?:meine|unsere) (?:\w+ )?(?:adresse|daten|e-?mail-?adresse|kontaktdaten) (?:bitte )?nicht (?:mehr|weiter|langer)`,
   String.raw`unterlassen sie|unterlassen (?:\w+ )?(?:weitere|kunftige|jegliche|diese)|(?:horen sie|hort|horen sie bitte) (?:\w+ )?auf(?= ?[,.!]|$| mit| mich| uns| mir)`,
   String.raw`keine (?:e-?mails|mails|nachrichten|werbung) mehr`,
   String.raw`(?:senden|schicken|mailen|schreiben) sie (?:mir|uns) (?:bitte )?(?:nichts|keine \w+) mehr|(?:nichts|keine \w+) mehr (?:senden|schicken|zusenden|zuschicken)`,
@@ -126,6 +134,7 @@ const FR = [
   String.raw`ne (?:veux|voulons|souhaite|souhaitons|desire) plus (?:\w+ ){0,3}(?:recevoir|mails|e-mails|emails|messages|courriels|etre contacte\w*|etre sollicite\w*)`,
   String.raw`(?:supprimer|effacer|suppression|effacement) (?:\w+ ){0,3}(?:mes|de mes|mon) (?:donnees|coordonnees|adresse|e-?mail)`,
   String.raw`ne plus etre (?:contacte|sollicite|relance)\w*`,
+  String.raw`ne (?:plus|pas|jamais) (?:utiliser|conserver|exploiter|garder) (?:mon|mes|notre|nos) (?:adresse|donnees|coordonnees|e-?mail)`,
   String.raw`(?:cesser|cessez|arreter|arretez) (?:tout|tous|toute|toutes|vos|les|ces) (?:\w+ )?(?:envois?|mails|e-mails|emails|messages|sollicitations|relances|contacts?|courriels|communications)`,
   String.raw`droit (?:a l'effacement|a l'oubli|d'opposition)`,
   String.raw`(?:supprimer|effacer|suppression|effacement|retirer|retrait) (?:[\w']+ ){0,4}(?:mes|de mes|mon|ma) (?:\w+ )?(?:donnees|coordonnees|adresse|e-?mail|informations)`,
@@ -151,6 +160,7 @@ const ES = [
   String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
   String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien))`,
   String.raw`no (?:vuelvan|vuelvas|volvais) a (?:escribir|contactar|enviar|llamar)`,
+  String.raw`dej\w* de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviarnos|escribirnos|mandarnos|contactarnos)|(?:prefiero|preferiria|preferimos|prefeririamos) no (?:recibir|ser contactad|que me)|no autorizo (?:\w+ ){0,3}(?:datos|correo|e-?mail|envio|tratamiento|uso)`,
   String.raw`(?:basta|suficiente) (?:de|con) (?:\w+ )?(?:correos|emails|e-mails|mails|mensajes|spam)|no mas (?:correos|emails|e-mails|mails|mensajes|spam)`,
   String.raw`derechos? (?:de |a la |al )?(?:supresion|oposicion|cancelacion|olvido)`,
   String.raw`(?:me opongo|nos oponemos) (?:a|al) (?:\w+ ){0,4}(?:tratamiento|uso|envio|comunicaciones|publicidad|datos)`,
@@ -169,6 +179,8 @@ const NL = [
   String.raw`(?:wil|wens|willen) (?:graag )?(?:\w+ ){0,2}(?:verwijderd|uitgeschreven|afgemeld) (?:worden|hebben)`,
   String.raw`(?:van|uit) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|verzendlijst|bestand|database) (?:af|uit|halen|verwijderen)`,
   String.raw`niet meer (?:\w+ ){0,2}(?:gemaild|ge-?e-?maild|benaderd|gecontacteerd|lastiggevallen)`,
+  String.raw`(?:mij|me|ons)? ?niet (?:meer|langer) (?:te )?(?:mailen|e-?mailen|benaderen|contacteren|lastigvallen|sturen)|(?:verwijdering|wissing|uitschrijving) (?:van )?(?:al )?(?:mijn|onze) (?:\w+ )?(?:gegevens|e-?mailadres|adres|persoonsgegevens)`,
+  String.raw`(?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam)) (?:\w+ )?(?:van|uit|af) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|bestand|bestanden|database|verzendlijst|systeem|systemen|crm) (?:\w+ ){0,2}(?:halen|verwijderen|schrappen|afhalen|wissen)`,
   String.raw`genoeg (?:met|van) (?:\w+ )?(?:mails|e-?mails|berichten|mailtjes|spam)`,
   String.raw`geen (?:e-?mails|mails|berichten|mailtjes|mailings) meer`,
   String.raw`stuur (?:me|mij|ons) geen`,
@@ -189,6 +201,7 @@ const PT = [
   String.raw`descadastr\w*|cancelar (?:minha |a )?inscricao|sair da (?:sua |vossa )?lista`,
   String.raw`(?:remover|remova|removam|retire|retirem|tire|tirem|exclua|excluam|apague|apaguem|deletem)[- ](?:o )?(?:meu|minha|meus|minhas|me)`,
   String.raw`me (?:remova|removam|tire|tirem|exclua|excluam|descadastre|descadastrem|retire|retirem|remover|excluir|retirar|tirar|descadastrar|apagar)`,
+  String.raw`(?:parassem|deixassem|parar|deixar) de (?:me )?(?:enviar|mandar|escrever|contatar|contactar|ligar)|(?:prefiro|preferiria|preferimos) nao (?:receber|ser contatad|que me)|nao autorizo (?:\w+ ){0,3}(?:dados|e-?mail|envio|tratamento|uso)`,
   String.raw`chega de (?:\w+ )?(?:e-?mails|mensagens|spam)|(?:sem|nada de) mais (?:e-?mails|mensagens)`,
   String.raw`(?:exclusao|remocao|eliminacao) (?:dos|de|do|da) (?:meus|meu|minha|minhas) (?:dados|e-?mail|contato|cadastro)`,
   String.raw`(?:excluir|apagar|remover|eliminar|deletar) (?:os |o )?(?:meus|minhas|meu|minha) (?:dados|e-?mail|contato|informacoes|cadastro)`,
@@ -212,10 +225,20 @@ const ONLY_STOP = /^(?:(?:just |please |pls |now )?stop\W{0,5}){1,4}$/;
 /** A message that is nothing but the request ("Stop", "Unsubscribe!", "remove"). */
 const WHOLE = /^\W{0,5}(?:please |pls |bitte |graag |por favor )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|bitte|merci|svp|s'il vous plait|gracias|por favor|bedankt|graag|aub|alstublieft|obrigad[oa])?\W{0,5}$/u;
 
-const REQUEST = anyOf([...EN, ...DE, ...FR, ...ES, ...NL, ...PT], 'g');
+/**
+ * The patterns in several regexes of about twenty each: one union of them all
+ * grows past the size V8 compiles to machine code and runs interpreted, many
+ * times slower on every reply.
+ */
+const ALL = [...EN, ...DE, ...FR, ...ES, ...NL, ...PT];
+const CHUNK = 20;
+const REQUESTS = Array.from({ length: Math.ceil(ALL.length / CHUNK) }, (_, i) => anyOf(ALL.slice(i * CHUNK, (i + 1) * CHUNK), 'g'));
 
 /** "Don't email me, call me instead": a channel preferred, not a removal. */
 const OTHER_CHANNEL = /^[^.!?]{0,12}\b(?:call|phone|ring|text|whatsapp|linkedin|instead|rather|anrufen|rufen|appelez|llame|llamame|bel|ligue|liga)\b/;
+
+/** A time limit right after the request: "don't contact me until Q3", "bis Oktober", "avant septembre". */
+const UNTIL = /^,? ?(?:(?:again|anymore|any more|wieder|mehr|plus|mas|meer|mais) )?(?:until|till|before|unless|bis|avant|jusqu|hasta|tot|ate|vor|antes)(?![a-z])/;
 
 /** "I was about to hit unsubscribe", "no need to remove me": the words name a removal without asking for it. */
 const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
@@ -273,7 +296,8 @@ export function mendTypos(folded: string): string {
     let found = token;
     let least = 3;
     for (const verb of BY_INITIAL.get(token[0]!) ?? []) {
-      const max = verb.length >= 10 ? 2 : 1;
+      // A longer word than the verb with two slips is another word ("verwijdering" is not "verwijderen").
+      const max = verb.length >= 10 && token.length <= verb.length ? 2 : 1;
       const d = slips(token, verb, max);
       if (d <= max && d < least) {
         least = d;
@@ -287,11 +311,9 @@ export function mendTypos(folded: string): string {
 /** Threats of a spam report or a complaint to the regulator count only when said, not asked ("do your emails get marked as spam?"). */
 const THREAT_WORDS = /spam|junk|indesirable|pourriel|\bico\b|cnil|aepd|anpd|cnpd|datenschutz|aufsicht|autoriteit|regulator|commissioner/;
 
-export function asksRemoval(text: string): boolean {
-  const folded = mendTypos(text);
-  if (WHOLE.test(folded.trim()) || ONLY_STOP.test(folded.trim())) return true;
-  REQUEST.lastIndex = 0;
-  for (let m = REQUEST.exec(folded); m; m = REQUEST.exec(folded)) {
+function asksWith(request: RegExp, folded: string): boolean {
+  request.lastIndex = 0;
+  for (let m = request.exec(folded); m; m = request.exec(folded)) {
     if (THREAT_WORDS.test(m[0])) {
       const end = folded.slice(m.index + m[0].length).search(/[.!?\n]/);
       if (end >= 0 && folded[m.index + m[0].length + end] === '?') continue;
@@ -299,8 +321,18 @@ export function asksRemoval(text: string): boolean {
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
     if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index, false))) continue;
-    if (OTHER_CHANNEL.test(folded.slice(m.index + m[0].length, m.index + m[0].length + 40))) continue;
+    const after = folded.slice(m.index + m[0].length, m.index + m[0].length + 40);
+    if (OTHER_CHANNEL.test(after)) continue;
+    // "Don't email me again until September" is a timing, not a removal.
+    if (UNTIL.test(after)) continue;
     return true;
   }
+  return false;
+}
+
+export function asksRemoval(text: string): boolean {
+  const folded = mendTypos(text);
+  if (WHOLE.test(folded.trim()) || ONLY_STOP.test(folded.trim())) return true;
+  for (const request of REQUESTS) if (asksWith(request, folded)) return true;
   return false;
 }
