@@ -164,7 +164,10 @@ describe('a third round of own phrasings: polite and formal requests in each lan
   it.each([
     "Don't email me again until September.", 'Bitte kontaktieren Sie mich nicht vor Oktober.', 'We no longer need to mail invoices. Demo?',
     'Our customers keep requesting to be removed from lists; can you automate that?',
-  ])('a time limit or someone else: %s', (text) => {
+    "I'd prefer you not call, email me instead with the details.", "Don't contact me again before the 15th, I'm travelling. Then happy to talk.",
+    "We no longer want to receive paper invoices from suppliers - does your tool handle e-invoicing?", 'Not now, but don’t remove me, try again in Q3.',
+    'Please delete my previous message, the correct date is Tuesday at 10.', "We'll report back after the board meeting, send the deck meanwhile.",
+  ])('a time limit, a channel or someone else: %s', (text) => {
     expect(asks(text)).toBe(false);
   });
 });

@@ -78,7 +78,7 @@ const EN = [
   String.raw`(?:don't|do not|dont) want (?:any )?more(?= ?[.!,]|$)`,
   // Asking us not to: "I'd appreciate it if you stopped emailing me", "don't bother emailing me again", "consider this my request to be removed".
   String.raw`you (?:stopped|stop|ceased|quit|would stop|could stop) (?:\w+ )?(?:emailing|e-mailing|contacting|messaging|mailing|sending|writing|reaching out|following up)`,
-  String.raw`(?:prefer|rather|like|want|ask|need|appreciate it if|grateful if) you (?:to )?(?:not|never|didn't|did not|don't|do not|stopped|stop|no longer) (?:\w+ )?(?:email|e-mail|mail|contact|message|write|send|follow|reach|call|bother)`,
+  String.raw`(?:prefer|rather|like|want|ask|need|appreciate it if|grateful if) you (?:to )?(?:not|never|didn't|did not|don't|do not|stopped|stop|no longer) (?:\w+ )?(?:email|e-mail|mail|contact|message|write|send|follow|reach|bother)`,
   String.raw`(?:do not|don't|dont|never|please don't) (?:ever )?(?:bother )?(?:emailing|contacting|writing|messaging|following up|reaching out|follow up|reach out|email|contact|message|write)(?: (?:me|us|to me|with me|to us|with us))? (?:again|anymore|any more|in future|in the future)`,
   String.raw`(?:my|this|a|formal) request (?:to be|for) (?:\w+ )?(?:removed|removal|deleted|deletion|erasure|unsubscribed|taken off)|(?:i|we) (?:hereby )?request (?:to be (?:removed|deleted|unsubscribed|taken off)|that (?:i|we|my|our) |the (?:removal|deletion|erasure)|(?:removal|deletion|erasure))`,
   // Formal erasure and objection: "withdraw my consent", "object to the processing of my data".
