@@ -420,6 +420,7 @@ describe('wrong person, a second round of own phrasings', () => {
     ['Est-ce géré par vos équipes ?', 'QUESTION'],
     ['¿Está gestionado por vuestro equipo?', 'QUESTION'],
     ['O pagamento é feito no fim do mês?', 'QUESTION'],
+    ["Thanks, but I don't deal with vendors via cold email.", 'NOT_INTERESTED'],
   ])('%s -> %s', (text, status) => {
     expect(statusOf(text)).toBe(status);
   });

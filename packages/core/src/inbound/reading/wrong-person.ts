@@ -65,7 +65,8 @@ const STRONG = anyOf([
   String.raw`former (?:employee|colleague|member of staff|staff member|team member|owner of this)|(?:inbox|mailbox|address|account) (?:is )?(?:no longer|not) (?:monitored|in use|active|checked|read)`,
   String.raw`(?:moved|changed|switched|transferred) (?:on )?(?:to|into) (?:a |another |a different |a new )(?:\w+ )?(?:role|position|team|department|job|division|post)|(?:changed|switched) (?:roles|jobs|teams|departments|positions)`,
   // Not my area: "I don't look after that", "not something I handle", "nothing to do with me", "not me, try…".
-  String.raw`(?:i don't|i do not|i no longer|i'm not the one who|i am not the one who|i never) (?:\w+ )?(?:handle|deal with|look after|work on|own|manage(?! to)|cover|decide on|oversee|make (?:those|these|that|the|such) (?:calls|decisions|decision)|have (?:any )?say)`,
+  // "I don't deal with cold outreach" declines the channel: it says nothing of who is in charge.
+  String.raw`(?:i don't|i do not|i no longer|i'm not the one who|i am not the one who|i never) (?:\w+ )?(?:handle|deal with|look after|work on|own|manage(?! to)|cover|decide on|oversee|make (?:those|these|that|the|such) (?:calls|decisions|decision)|have (?:any )?say)(?! (?:with )?(?:cold|unsolicited|vendors?|sales|agencies|salespeople|spam|recruiters|outside|external|third|people who|companies who|companies that|mass)\b)`,
   String.raw`(?:isn't|is not|not|wasn't) (?:really )?something (?:i|i'm|i am) (?:\w+ )?(?:look after|handle|deal with|decide|manage|cover|own|work on|involved in|responsible for|in charge of)`,
   String.raw`nothing to do with me|(?:not|n't) (?:my|our) (?:job|thing|wheelhouse|bailiwick|team|department|function)|(?:^|(?<=[,.;-] ))not me(?= ?[.!,;]|$)`,
   String.raw`(?:i'm|i am) (?:just|only|merely) (?:a|an|the) (?:\w+ )?(?:contractor|receptionist|temp|intern|assistant|volunteer|freelancer|consultant|admin|administrator|office manager|front desk)`,
