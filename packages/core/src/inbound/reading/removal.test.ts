@@ -171,3 +171,26 @@ describe('a third round of own phrasings: polite and formal requests in each lan
     expect(asks(text)).toBe(false);
   });
 });
+
+describe('a fourth round of own phrasings: other languages, third parties, "nothing more"', () => {
+  it.each([
+    'Bitte nehmen Sie Herrn Vogel aus Ihrem Verteiler, er ist nicht mehr bei uns.', 'Löschen Sie bitte alle Adressen unserer Firma aus Ihrer Datenbank.',
+    'Ich will von Ihnen nichts mehr hören.', 'Lassen Sie das bitte, ich habe kein Interesse an weiteren Mails.',
+    'Je vous demande de cesser immédiatement toute sollicitation.', 'Je ne veux plus entendre parler de vous.',
+    'Eliminen por favor a toda nuestra empresa de sus envíos.', 'No quiero saber nada más de ustedes.', 'Nunca más me escriban.',
+    'Ik wil niets meer van jullie ontvangen.', 'Stuur niks meer.',
+    'Pare com esses e-mails.', 'Me esquece, por favor.', 'Nunca mais me mande e-mail.',
+    'Please unlist me.', 'No interest in any further emails.',
+  ])('%s', (text) => {
+    expect(asks(text)).toBe(true);
+  });
+
+  it.each([
+    'Not interested, we have enough vendors on our list already.', 'We stopped outsourcing design in 2024. Not a fit.', "Thanks, but we're removing tools, not adding them.",
+    'Kein Bedarf, wir haben gerade erst alle Anbieter aus der Liste gestrichen.', 'Non merci, nous avons supprimé ce budget.', 'Gracias, pero ya eliminamos esa partida del presupuesto.',
+    'Nee bedankt, we zijn gestopt met uitbesteden.', 'Sem interesse, já removemos essa área.', "We don't need more leads, we need better ones. What's your close rate?",
+    'Nehmen Sie mich gern in den Verteiler für Ihre Studie auf.', 'Tragen Sie mich bitte für das Webinar ein.', 'Melden Sie mich bitte an, ich komme gern.', 'Ich will nichts mehr verpassen, schicken Sie mir den Newsletter.',
+  ])('not a request: %s', (text) => {
+    expect(asks(text)).toBe(false);
+  });
+});
