@@ -425,3 +425,21 @@ describe('wrong person, a second round of own phrasings', () => {
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('wrong person, a third round: "I do X, not Y" and a mailbox no longer read, in each language', () => {
+  it.each([
+    'Frau Hahn arbeitet nicht mehr hier.', 'Ich bin für Marketing zuständig, nicht für IT.', 'Das entscheidet bei uns die Geschäftsführung.', 'Diese Adresse wird nicht mehr genutzt.',
+    'Madame Roux ne travaille plus ici.', "Je m'occupe de la comptabilité, pas des achats.", "Ce n'est pas mon rôle, c'est notre DAF qui décide.", "Cette adresse n'est plus utilisée.",
+    'Yo me encargo de ventas, no de compras.', 'Esta dirección ya no se utiliza.', 'Ik doe alleen de boekhouding, niet de inkoop.', 'Dit adres wordt niet meer gelezen.',
+    'Eu cuido do financeiro, não de compras.', 'O Carlos não faz mais parte da equipe.', 'Esse e-mail não é mais usado.', 'This address is no longer used.',
+  ])('%s -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    'Ich bin für den Einkauf zuständig. Was kostet das?', 'Je m’occupe des achats. Quel est votre prix ?', 'Yo llevo compras. ¿Cuánto cuesta?',
+    'Ik doe de inkoop. Wat kost het?', 'Eu cuido de compras. Quanto custa?',
+  ])('the one in charge asks: %s -> QUESTION', (text) => {
+    expect(statusOf(text)).toBe('QUESTION');
+  });
+});

@@ -62,7 +62,7 @@ const STRONG = anyOf([
   // Gone: left, retired, moved to another role, a former employee's inbox (own phrasings in tests; each language).
   String.raw`(?:has|'s|have|'ve) (?:now |since |already |recently |just )?(?:left|retired)(?= ?[.,;!]|$| (?!(?:a|an|you|me|it|him|them|us a|for|on|early|his|her|their|some|my|your|feedback|comments?|notes?|voicemail|the (?:deck|document|file|office|building|meeting|message|chat|call|room|desk|door|details|note|comment|link))\b)[a-z])`,
   String.raw`retired (?:in|last|at the end of|earlier|recently|this|back in|a (?:few|couple))|(?:is|has) (?:now )?(?:retired|retiring)`,
-  String.raw`former (?:employee|colleague|member of staff|staff member|team member|owner of this)|(?:inbox|mailbox|address|account) (?:is )?(?:no longer|not) (?:monitored|in use|active|checked|read)`,
+  String.raw`former (?:employee|colleague|member of staff|staff member|team member|owner of this)|(?:inbox|mailbox|address|account) (?:is )?(?:no longer|not) (?:monitored|in use|active|checked|read|used)`,
   String.raw`(?:moved|changed|switched|transferred) (?:on )?(?:to|into) (?:a |another |a different |a new )(?:\w+ )?(?:role|position|team|department|job|division|post)|(?:changed|switched) (?:roles|jobs|teams|departments|positions)`,
   // Not my area: "I don't look after that", "not something I handle", "nothing to do with me", "not me, try…".
   // "I don't deal with cold outreach" declines the channel: it says nothing of who is in charge.
@@ -81,6 +81,12 @@ const STRONG = anyOf([
   String.raw`(?:isn't|is not|aren't|wasn't) (?:really )?(?:my|our) (?:area|department|remit|responsibility|field|domain|decision|call|job|thing|team|function|wheelhouse|side)|(?:isn't|is not|'s not) me(?= ?[.,;!-]|$)|someone else's (?:job|area|call|department|responsibility|remit|decision)`,
   String.raw`passed away|(?:has|have) died|(?:is|has) deceased|verstorben|est decede\w*|(?:ha )?fallecido|fallecio|overleden|faleceu`,
   String.raw`no soy (?:yo )?(?:quien|el que|la que) (?:decide|lleva|gestiona|se encarga|lo lleva|decido|llevo)`,
+  // "I do X, not Y", and a mailbox no longer read, in each language.
+  String.raw`(?:ich bin|bin ich) (?:nur )?fur (?:\w+ ){1,3}zustandig,? (?:aber )?nicht|arbeitet (?:\w+ ){0,2}nicht mehr (?:hier|bei uns|fur uns|im haus)|(?:adresse|postfach|mailbox|konto) (?:\w+ )?(?:wird|ist) (?:\w+ )?nicht mehr (?:genutzt|benutzt|gelesen|aktiv|besetzt|verwendet|abgerufen)`,
+  String.raw`ne travaille plus (?:ici|chez|avec|pour|dans|la)|je m'occupe (?:\S+ ){1,4}pas (?:de|du|des|d'[a-z]+)|(?:ce n'est|c'est) pas (?:mon role|mon travail|mon poste|mon metier)|adresse (?:\w+ )?(?:n'est plus|ne sera plus|n'est pas) (?:utilisee|lue|active|consultee)`,
+  String.raw`(?:yo )?(?:me encargo|me ocupo|llevo) (?:de |del )?(?:\S+ ){1,3}no (?:de|del|la|el|los|las)|(?:direccion|correo|cuenta|buzon) (?:\w+ ){0,2}(?:ya )?no se (?:utiliza|usa|lee|revisa|consulta)`,
+  String.raw`(?:ik doe|ik zit op|ik regel|ik ben van) (?:alleen |enkel )?(?:\S+ ){1,3}niet (?:de|het|voor)|(?:adres|mailbox|e-?mailadres|account) (?:\w+ ){0,2}(?:wordt|is) (?:\w+ )?niet meer (?:gelezen|gebruikt|actief|bekeken)`,
+  String.raw`(?:eu )?(?:cuido|sou|trabalho|fico) (?:do|da|de|com|no|na) (?:\S+ ){0,3}nao (?:de|do|da|com)|nao (?:faz|fazem) mais parte|nao (?:trabalha|esta) mais (?:aqui|na|no|conosco|com)|(?:e-?mail|endereco|caixa|conta) (?:\w+ ){0,2}nao (?:e|esta) mais (?:usad|utilizad|ativ|lid|monitorad)\w*`,
 ], 'g');
 
 const WEAK = anyOf([
@@ -133,6 +139,7 @@ const WEAK = anyOf([
   String.raw`(?:se )?lo (?:paso|reenvio|pasare|reenviare|he pasado|he reenviado) a|a quien corresponda|(?:eso|esto) (?:lo )?(?:lleva|gestiona|ve|decide|maneja) (?:\w+ )?(?:el|la|mi|nuestro|nuestra)`,
   String.raw`probeer (?:onze|ons|de|mijn|het)|(?:ik )?(?:stuur|geef) (?:het|dit|uw bericht|je bericht) (?:\w+ )?door|(?:ligt|hoort) bij (?:onze|de|mijn)|(?:moet|moeten) (?:u|je|jullie) bij (?:\S+ ){0,3}zijn`,
   String.raw`quem (?:ve|cuida|trata|decide|responde) (?:\w+ ){0,3}e (?:o|a)|(?:vou|irei) (?:encaminhar|repassar|passar)`,
+  String.raw`(?:das|dies|dieses thema|daruber) (?:entscheidet|verantwortet|betreut|macht|regelt) bei uns`,
 ], 'g');
 
 /** Handled elsewhere, said in the passive ("ce sujet est géré par notre siège"): read only from statements, since a question ("is it handled by your team?") asks about the product. */
