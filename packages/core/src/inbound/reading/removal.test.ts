@@ -194,3 +194,22 @@ describe('a fourth round of own phrasings: other languages, third parties, "noth
     expect(asks(text)).toBe(false);
   });
 });
+
+describe('a fifth round of own phrasings: whole replies with a greeting, and formal German and Spanish', () => {
+  it.each([
+    "Hi - I'm not the person for this and honestly I'd like not to get any more of these. Thanks",
+    'Guten Tag, bitte nehmen Sie von weiteren Kontaktversuchen Abstand.', 'Sehr geehrter Herr Baker, bitte sehen Sie von weiteren E-Mails ab.',
+    'Hola, gracias pero no. Por favor, no me incluyan en más envíos.', 'Hola, les pido que me excluyan de sus comunicaciones comerciales.',
+    'Olá, por favor não me incluam em mais nenhuma lista.', 'Bonjour, merci de bien vouloir me désinscrire de vos envois.',
+    'Hallo, ik stel het niet op prijs om ongevraagd gemaild te worden. Verwijder mijn adres.',
+  ])('%s', (text) => {
+    expect(asks(text)).toBe(true);
+  });
+
+  it.each([
+    'Bitte nehmen Sie Abstand von zu langen Verträgen, dann reden wir. Was kostet es?', 'Ich sehe von einem Wechsel ab, wir bleiben beim Anbieter.',
+    '¿Nos incluyen en la demo del jueves?', 'Podem me incluir na próxima apresentação?', "I'd prefer not to get a call; send me the pricing by email.",
+  ])('not a request: %s', (text) => {
+    expect(asks(text)).toBe(false);
+  });
+});
