@@ -22,6 +22,7 @@ const INTEREST = anyOf([
   String.raw`when (?:works|suits|is good|would work) for you|(?:we|i) (?:have|do have) (?:a |an )?(?:need|use) for (?:this|it|that)|your availability|(?:when|what time) (?:are|would) you (?:be )?(?:free|available)|(?:i'd|i would|we'd|we would) like (?:a|to get a|to see a|to request a|to schedule a|to book a) (?:quote|proposal|demo|call|meeting|trial|price|walkthrough)`,
   String.raw`(?:keen|eager|excited) to (?:see|learn|hear|talk|chat|meet|try|get|explore|discuss)|(?:see|get|book|schedule|arrange) a demo`,
   String.raw`(?:join|attend|be on|hop on|jump on) (?:the|a|our|your) (?:call|meeting|demo)`,
+  String.raw`(?:propose|suggest|send|offer) (?:me |us )?(?:a few|some|two|three|a couple of|your) (?:\w+ )?(?:times|slots|dates)|(?:gerne|gern) (?:\w+ ){0,3}(?:schicken|senden|zusenden|zukommen lassen)`,
   String.raw`(?:book|schedule|set up|arrange|grab|pick|find) (?:a |any |some |the )?(?:call|meeting|time|demo|slot|chat|session|walkthrough|trial|pilot)`,
   String.raw`(?:can|could|shall) we (?:talk|chat|meet|speak|do|set|schedule|book|jump|hop)|(?:could|can) you do|(?:does|would|how about|what about|are you (?:free|available)) ${DAY}`,
   String.raw`(?:works|work|suits|is good|is fine) (?:for me|best|for us)|(?:i'm|i am|we're) (?:free|available|around) (?:on|at|this|next|${DAY})`,

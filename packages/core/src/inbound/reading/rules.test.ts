@@ -367,3 +367,79 @@ describe('a further round of phrasings, one status per language each', () => {
     expect(statusOf(text)).toBe(status);
   });
 });
+
+describe('wrong person, in the families the first rules missed (own phrasings)', () => {
+  it.each([
+    // gone: left, retired, another role
+    ['Priya has left the business.', 'en'], ['Tom retired last spring, so this inbox is not monitored.', 'en'], ["I've moved to a different team and no longer cover procurement.", 'en'],
+    ['This address belonged to a former colleague.', 'en'],
+    ['Frau Kühn ist seit Mai nicht mehr bei uns beschäftigt.', 'de'], ['Herr Wolf ist im Ruhestand.', 'de'], ['Ich habe intern die Abteilung gewechselt.', 'de'],
+    ['Monsieur Petit a pris sa retraite.', 'fr'], ['Je ne fais plus partie de cette société.', 'fr'], ["J'ai changé de poste l'an dernier.", 'fr'],
+    ['Marta ya no sigue con nosotros.', 'es'], ['Jorge se jubiló el año pasado.', 'es'], ['He cambiado de departamento.', 'es'],
+    ['Pieter is niet meer werkzaam bij ons bedrijf.', 'nl'], ['Zij is met pensioen.', 'nl'], ['Ik heb sinds kort een andere functie.', 'nl'],
+    ['O Paulo já não trabalha aqui.', 'pt'], ['Ela se aposentou em março.', 'pt'], ['Mudei de área no ano passado.', 'pt'],
+    // not my area, or pointing on
+    ["I don't look after marketing, sorry.", 'en'], ["That's not something I handle.", 'en'], ['Not me - ask our finance lead.', 'en'], ["You'll need our operations manager for that.", 'en'],
+    ["I'm only the office assistant here.", 'en'], ['Nothing to do with me, I just do the books.', 'en'], ['This reached me by mistake, I think. Forwarded to me in error.', 'en'],
+    ['Da sind Sie bei mir leider falsch.', 'de'], ['Damit habe ich nichts zu tun.', 'de'], ['Zuständig ist unsere Einkaufsleitung.', 'de'],
+    ["Ce n'est pas moi qui décide, voyez avec la direction.", 'fr'], ['Cela ne me concerne pas.', 'fr'], ['Vous vous êtes trompé de destinataire.', 'fr'],
+    ['Eso no lo gestiono yo.', 'es'], ['No me corresponde, lo paso a quien corresponda.', 'es'], ['Se ha equivocado de contacto.', 'es'],
+    ['Hier ga ik niet over.', 'nl'], ['Probeer onze inkoopafdeling.', 'nl'], ['U heeft de verkeerde persoon.', 'nl'],
+    ['Não sou eu que decido isso.', 'pt'], ['Não cuido disso, fale com o financeiro.', 'pt'], ['Acho que é a pessoa errada.', 'pt'],
+  ])('%s (%s) -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    ['Je ne suis pas intéressé.', 'NOT_INTERESTED'],
+    ["I've left the deck with our CFO, we'll review it. Can you send me pricing too?", 'INTERESTED'],
+    ["I have left you a voicemail, call me back when you can.", 'INTERESTED'],
+    ["I don't manage to read everything, but this sounds interesting. Demo next week?", 'INTERESTED'],
+    ['Jana left the company, please remove her and me from your list.', 'UNSUBSCRIBE'],
+    ['Ich habe ihn in Kopie gesetzt, können wir am Dienstag telefonieren?', 'INTERESTED'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});
+
+describe('wrong person, a second round of own phrasings', () => {
+  it.each([
+    'Sorry, Mark moved on in the summer.', "She's not with us anymore.", "I'm in finance, so this isn't my department.", "Procurement isn't me - you want Sarah.",
+    'He passed away last year. Please update your records.', "I'm on the sales side; marketing tools are someone else's job.",
+    'Frau Berger ist leider nicht mehr für uns tätig.', 'Herr Simon hat das Unternehmen Ende März verlassen.', 'Ce sujet est géré par notre siège.', 'Elle est partie en février.',
+    'Yo no soy quien decide sobre esto.', 'Luis ya no trabaja con nosotros.', 'Daarvoor moet u bij onze IT-afdeling zijn.', 'Meneer de Vries is vertrokken.',
+    'Ela não está mais na empresa.', 'Isso não é comigo, é com o time de compras.',
+  ])('%s -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    ["Looks great, I've cc'd our CTO. Can we book a call on Tuesday?", 'INTERESTED'],
+    ['We left our last provider in January. Interested in a demo.', 'INTERESTED'],
+    ['Our team has left feedback in the doc; can you send a revised proposal?', 'INTERESTED'],
+    ['Est-ce géré par vos équipes ?', 'QUESTION'],
+    ['¿Está gestionado por vuestro equipo?', 'QUESTION'],
+    ['O pagamento é feito no fim do mês?', 'QUESTION'],
+    ["Thanks, but I don't deal with vendors via cold email.", 'NOT_INTERESTED'],
+  ])('%s -> %s', (text, status) => {
+    expect(statusOf(text)).toBe(status);
+  });
+});
+
+describe('wrong person, a third round: "I do X, not Y" and a mailbox no longer read, in each language', () => {
+  it.each([
+    'Frau Hahn arbeitet nicht mehr hier.', 'Ich bin für Marketing zuständig, nicht für IT.', 'Das entscheidet bei uns die Geschäftsführung.', 'Diese Adresse wird nicht mehr genutzt.',
+    'Madame Roux ne travaille plus ici.', "Je m'occupe de la comptabilité, pas des achats.", "Ce n'est pas mon rôle, c'est notre DAF qui décide.", "Cette adresse n'est plus utilisée.",
+    'Yo me encargo de ventas, no de compras.', 'Esta dirección ya no se utiliza.', 'Ik doe alleen de boekhouding, niet de inkoop.', 'Dit adres wordt niet meer gelezen.',
+    'Eu cuido do financeiro, não de compras.', 'O Carlos não faz mais parte da equipe.', 'Esse e-mail não é mais usado.', 'This address is no longer used.',
+  ])('%s -> WRONG_PERSON', (text) => {
+    expect(statusOf(text)).toBe('WRONG_PERSON');
+  });
+
+  it.each([
+    'Ich bin für den Einkauf zuständig. Was kostet das?', 'Je m’occupe des achats. Quel est votre prix ?', 'Yo llevo compras. ¿Cuánto cuesta?',
+    'Ik doe de inkoop. Wat kost het?', 'Eu cuido de compras. Quanto custa?',
+  ])('the one in charge asks: %s -> QUESTION', (text) => {
+    expect(statusOf(text)).toBe('QUESTION');
+  });
+});
