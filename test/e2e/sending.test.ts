@@ -322,7 +322,8 @@ describe('guardrails on the send path', () => {
       const job = await getJob(engine.deps, jobId(leadId!, 0));
       return typeof job?.lastError === 'string' && job.lastError.includes('mailing address') ? job : undefined;
     }, 20_000, 'the send to be refused');
-    expect(refused.state).toBe('SCHEDULED');
+    // Refused, the send waits for the address and is tried again (at this TIME_SCALE the retry may already be queued): it never ends.
+    expect(['SCHEDULED', 'QUEUED', 'CLAIMED']).toContain(refused.state);
     expect(smtp.messages.map(to)).not.toContain('nofooter@acme.test');
 
     await api.request('PATCH', `/v1/domains/${domain.id}`, { mailingAddress: '9 Side St\nDover' });

@@ -19,6 +19,14 @@ describe('removal requests', () => {
   'Quiero que me borren de su lista.', 'No me manden más correos.', 'Baja, por favor.', 'Elimine mi correo de su base de datos.',
   'Graag van de mailinglijst af.', 'Stop met mailen.', 'Ik wil niet meer gemaild worden.', 'Afmelden aub.',
   'Favor me descadastrar.', 'Remova meu e-mail da lista.', 'Não quero mais ser contatado.', 'Pare de me mandar e-mails.',
+  // An address not to be used, an opt-out not honoured, crossed or kept off, a blocklist operator as the threat, "them" for my details.
+  'Please note this mailbox is not to be used for sales approaches. This address must not be contacted again.',
+  'I opted out in March and your emails still arrive every week.', 'We already unsubscribed once and you keep writing. Honour the opt-out.',
+  'Strike us off, thank you.', 'Please keep me off your mailing lists from now on.', 'Not on any of your lists, thanks.',
+  'Write again and I forward the lot to Spamhaus.', 'Where did you find my phone number? Delete it, and remove them from your CRM too.',
+  // A third party struck in German; no advertising wanted; infinitives in Spanish and Portuguese; Dutch "hou op".
+  'Bitte nehmen Sie Herrn Krause und mich aus Ihren Verteilern.', 'Wir wünschen ausdrücklich keine Werbung per E-Mail.',
+  'Le pido por favor no volver a contactarme.', 'Solicito não me contatar novamente.', 'Hou alsjeblieft op met die mails.', 'Haal ons van dat bestand af.',
 ])('%s', (text) => {
     expect(asks(text)).toBe(true);
   });
@@ -35,6 +43,10 @@ describe('removal words that ask nothing of us', () => {
     "Please don't remove me, I'd like to hear more.",
     'I was about to hit unsubscribe, but this is relevant.',
     "Don't email me, call me on Thursday instead.",
+    // Phone calls refused with email welcome, and removal verbs in a question about the product.
+    'Por favor no me llamen, prefiero el correo. ¿Qué precio tiene?', "Please don't call me, email is fine. What's the price?",
+    'If our staff leave, can an admin remove them from the system, or must they unsubscribe themselves?',
+    'Would your tool keep contacts off the mailing list automatically?',
     'If you received this in error, please notify the sender and delete this email.',
   ])('%s', (text) => {
     expect(asks(text)).toBe(false);

@@ -11,7 +11,7 @@ import { anyOf } from './fold.ts';
 import { carriesNegation, negatedAt } from './negation.ts';
 
 const ME = String.raw`(?:me|us|my (?:e-?mail(?: address)?|address|details|name|contact(?: details| info(?:rmation)?)?|data|info|information|records|personal (?:data|details|information)|(?:phone |mobile )?number)|this (?:e-?mail address|address|inbox)|our (?:e-?mail|address|details))`;
-const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|db|system|crm|contacts|sequences?|campaigns?|mailings?|records|files|outreach|newsletters?|cadences?|marketing|automation|contact list|suppression list)`;
+const LIST = String.raw`(?:list|lists|mailing list|email list|e-mail list|distribution list|database|databases|db|system|systems|crm|contacts|sequences?|campaigns?|mailings?|records|files|outreach|newsletters?|cadences?|marketing|automation|contact list|suppression list)`;
 
 const EN = [
   String.raw`unsubscribe (?:me|us|this (?:address|email|e-mail)|my (?:email|e-mail|address)|our (?:email|e-mail|address))`,
@@ -22,7 +22,7 @@ const EN = [
   String.raw`(?:take|tkae|tak|get) ${ME} (?:off|of|out of)`,
   String.raw`${ME} (?:off|of) (?:your|this|the|ur|all|any|these) (?:\w+ ){0,2}${LIST}`,
   // "We need to stop sending invoices by hand" is not addressed to us: a subject before "stop" cancels it, and sending needs an object.
-  String.raw`(?<!(?:we|i|they|to|will|should|must|cannot|can't|didn't) )stop (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|spamming|bothering|pestering|harassing|texting|calling|reaching out|writing to (?:me|us)|sending (?:me|us|these|this|those|emails|e-mails|messages|mails|spam))`,
+  String.raw`(?<!(?:we|i|they|to|will|should|must|cannot|can't|didn't) )stop (?:\w+ )?(?:emailing|e-mailing|mailing|contacting|messaging|spamming|bothering|pestering|harassing|texting|reaching out|writing to (?:me|us)|sending (?:me|us|these|this|those|emails|e-mails|messages|mails|spam))`,
   String.raw`(?:do not|don't|dont|never|pls don't|please don't) (?:ever )?(?:email|e-mail|mail|contact|write to|message|text|spam|reach out to) (?:me|us|this address)`,
   String.raw`(?:do not|don't|dont|never) (?:ever )?(?:email|e-mail|mail|contact|write|message|spam|send (?:me |us )?(?:any|more|further|emails|messages)) (?:me |us )?(?:again|anymore|any more)`,
   String.raw`(?:do not|don't|dont|never) (?:ever )?(?:send|email|mail|message) (?:me|us) (?:any ?more|any more|anything else|more|further|another|again)`,
@@ -48,7 +48,7 @@ const EN = [
   // Preferences and passives: "I'd rather not receive these", "my details could be removed from your list", "refrain from contacting me".
   String.raw`(?:i'd|i would|we'd|we would|i'd much|i'd really) (?:much |really )?(?:rather|prefer) (?:not|to not|you didn't|you did not|you don't|you stopped) (?:\w+ )?(?:receive|get|be (?:contacted|emailed|e-mailed|added|included|on)|hear|contact|email|send|receiving|getting|being)`,
   String.raw`(?:be|been|get|gets|got|being) (?:\w+ )?(?:removed|deleted|taken|erased|struck|dropped|unsubscribed|excluded) (?:from|off|out of) (?:your|this|the|all|any|ur|these) (?:\w+ ){0,2}${LIST}`,
-  String.raw`refrain from (?:\w+ )?(?:contacting|emailing|e-mailing|mailing|messaging|writing to|sending|calling|reaching out)`,
+  String.raw`refrain from (?:\w+ )?(?:contacting|emailing|e-mailing|mailing|messaging|writing to|sending|reaching out)`,
   String.raw`(?:i'd|i would|we'd|we would|i want to|we want to|i wish to|i'd like to|please|kindly) (?:like to |love to |prefer to )?opt (?:me |us )?out`,
   String.raw`opt(?:ing)? (?:me |us )?out of (?:any |all |these |further |future |your |this |the )(?:\w+ ){0,2}(?:communications?|emails|e-mails|mails|messages|marketing|outreach|contact|list|mailings?|sequences?|campaigns?)`,
   String.raw`(?:delete|erase|remove|purge|destroy|wipe|bin|scrub) (?:everything|whatever|anything|all|any|all the|the|what) (?:\w+ ){0,2}(?:you (?:have|hold|keep|store|got) |(?:data|info|information|details|records) (?:you (?:have|hold|keep|store) )?)(?:on|about|of) (?:me|us)`,
@@ -60,6 +60,15 @@ const EN = [
   String.raw`(?:report|reporting|reported|mark|marking|marked|flag|flagging|flagged|send|sending|treat|treating|file|filing) (?:\S+ ){0,4}(?:as|to) (?:spam|junk)`,
   String.raw`(?:i'll|i will|i'm going to|i am going to|we'll|we will|i shall|gets|get) (?:be )?report(?:ed|ing)?(?: (?:you|this|it|your company|them))?(?= ?[.!,;]|$)`,
   String.raw`(?:complain|complaint|report|reporting|escalate|escalating|lodge|lodging) (?:\S+ ){0,5}(?:to|with) the (?:ico|information commissioner|data protection (?:authority|regulator|commissioner)|regulator|ftc)`,
+  // An address that must not be used, an unsubscribe not honoured, crossed off, kept off, the blocklists' operators as a threat.
+  String.raw`(?:this|my|our|that) (?:e-?mail )?(?:address|inbox|mailbox) (?:should|must|may|is to) not be (?:contacted|emailed|e-mailed|mailed|used|added)`,
+  String.raw`(?:i|we) (?:already )?(?:unsubscribed|opted out|clicked (?:\w+ ){0,2}(?:unsubscribe|opt-?out))[^.!?\n]{0,80}(?:still|again|keep|kept|continue)`,
+  String.raw`hono(?:u)?r (?:my|our|the|that|this|it) (?:\w+ )?(?:unsubscribe|opt-?out|removal)?`,
+  String.raw`(?:cross|strike|scratch|knock|rub) (?:me|us|my name|our names?|this address) (?:off|out)`,
+  String.raw`(?:keep|leave) (?:me|us|this address) (?:off|out of) (?:your|the|any|all) (?:\w+ ){0,2}${LIST}`,
+  String.raw`not on (?:your|any of your|any) (?:\w+ )?(?:list|lists|mailing list|database)(?:,)? (?:please|thanks|thank you)`,
+  String.raw`(?:goes|go|going|sent|send|sending|report|reporting|forward|forwarding|submit|submitting)(?: \S+){0,4} (?:to )?(?:spamhaus|spamcop)`,
+  String.raw`(?:remove|delete|erase|purge) (?:them|those|these|it) (?:from|off|out of) (?:your|all your|all of your|the) (?:\w+ )?${LIST}`,
   // Third parties and whole companies: "remove Connor from your distribution list", "remove all acme.com addresses from your database", "make sure I'm not on any of your sequences".
   String.raw`(?:remove|delete|take|drop|strike|erase|purge|scrub|exclude) (?:\S+ ){1,5}(?:from|off|out of) (?:your|this|ur|all|any|all of your|all your|these) (?:\w+ ){0,2}${LIST}`,
   String.raw`(?:make sure|ensure|see to it that|check that) (?:(?:i'm|i am|we're|we are|i|we|he|she|they)(?:'re| are| is)? (?:\w+ )?(?:not|never|no longer|aren't|isn't|won't|don't) (?:be )?(?:on|in|get|getting|hear|contacted|emailed)|(?:nobody|no one|none of us) (?:\w+ )?(?:is|are|gets?|will be|hears?) (?:\w+ )?(?:on|contacted|emailed|e-mailed|mailed|from you))`,
@@ -89,6 +98,8 @@ const EN = [
 ];
 
 const DE = [
+  String.raw`(?:streichen|entfernen|loschen|nehmen|tragen) sie (?:\S+ ){1,6}(?:aus|von) (?:ihren|ihrem|ihrer|dem|der|den|allen|sämtlichen|samtlichen) (?:\w+ )?(?:verteilern?|listen?|datenbank(?:en)?|kartei|adressbestand|systemen?|crm)`,
+  String.raw`(?:wunschen|wunsche|wollen|will|mochten|mochte) (?:\w+ ){0,2}keine (?:\w+ ){0,2}(?:werbung|werbemails|werbe-e-mails|e-?mail-?werbung)`,
   // "Kunden aus Verteilern austragen" is about their customers: the verb needs me, us or a plea.
   String.raw`(?:mich|uns|bitte) (?:\w+ ){0,2}(?:abmelden|austragen|abbestellen)|(?:abmelden|austragen|abbestellen)(?: bitte)?(?= ?[.!]|$)`,
   String.raw`nicht mehr (?:angeschrieben|kontaktiert|angemailt|angerufen|belastigt) (?:zu )?werden`,
@@ -154,6 +165,7 @@ const FR = [
 ];
 
 const ES = [
+  String.raw`no (?:volver a )?(?:contactarme|contactarnos|escribirme|escribirnos|enviarme|enviarnos|mandarme|mandarnos|molestarme|molestarnos)`,
   String.raw`(?:dar\w*|den\w*|dad\w*|dame|denme|solicito|quiero|pido|tramiten) (?:de )?(?:la )?baja`,
   String.raw`borrame|borrenme|borradme|eliminame|eliminenme|eliminadme|quitame|quitenme|quitadme|sacame|saquenme|sacadme|excluyanme|excluyeme`,
   String.raw`(?:borren|borrad|eliminen|eliminad|quiten|quitad|saquen|sacad|elimine|borre|quite|saque|excluya|elimina|borra|quita|saca) (?:mis|mi|nuestros|nuestra|nuestro|este correo|esta direccion)`,
@@ -162,7 +174,7 @@ const ES = [
   String.raw`(?:me|nos) (?:borren|borreis|eliminen|quiten|saquen|den de baja|deis de baja)`,
   String.raw`(?:borrar|eliminar|suprimir|supresion de) (?:\w+ ){0,2}(?:mis datos|mi correo|mi direccion|mi email|mi e-mail|mis datos personales)`,
   String.raw`(?:quiero|deseo|queremos) ser (?:eliminad[oa]s?|borrad[oa]s?|dad[oa]s? de baja|excluid[oa]s?)`,
-  String.raw`no me (?:escriban|escribas|escribais|envien|envies|mandes|manden|contacten|contactes|llamen|molesten)`,
+  String.raw`no me (?:escriban|escribas|escribais|envien|envies|mandes|manden|contacten|contactes|molesten)`,
   String.raw`(?:dejen|deja|dejad|dejad) de (?:enviarme|escribirme|mandarme|contactarme|molestarme|enviar|escribir|mandar|molestar|contactar)`,
   String.raw`no (?:quiero|deseo) (?:recibir|que me (?:escriban|contacten|envien))`,
   String.raw`no (?:vuelvan|vuelvas|volvais) a (?:escribir|contactar|enviar|llamar)`,
@@ -181,10 +193,11 @@ const ES = [
 ];
 
 const NL = [
+  String.raw`(?:hou|houd|houdt) (?:\w+ )?op met (?:dat |die |het |jullie |je |uw )?(?:ge)?(?:mail|mails|mailen|e-?mails|mailtjes|spam|spammen)`,
   String.raw`uitschrijv\w*|uitgeschreven|afmelden|afgemeld|schrijf (?:me|mij|ons) (?:uit|af)|meld (?:me|mij|ons) af`,
   String.raw`verwijder (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam))`,
   String.raw`(?:mij|me|ons|mijn (?:e-?mailadres|adres|gegevens)) (?:\w+ ){0,4}(?:verwijderen|verwijderd|verwijdert|schrappen|wissen|uitschrijven)`,
-  String.raw`(?:haal|zet) (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam)) (?:\w+ ){0,2}(?:van|uit|af) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|bestand|database|verzendlijst)`,
+  String.raw`(?:haal|zet) (?:me|mij|ons|mijn (?:e-?mail(?:adres)?|adres|gegevens|naam)) (?:\w+ ){0,2}(?:van|uit|af) (?:de|jullie|uw|je|deze|die|dat|het|dit) (?:\w+ )?(?:lijst|mailinglijst|bestand|database|verzendlijst)`,
   String.raw`(?:wil|wens|willen) (?:graag )?(?:\w+ ){0,2}(?:verwijderd|uitgeschreven|afgemeld) (?:worden|hebben)`,
   String.raw`(?:van|uit) (?:de|jullie|uw|je|deze) (?:\w+ )?(?:lijst|mailinglijst|verzendlijst|bestand|database) (?:af|uit|halen|verwijderen)`,
   String.raw`niet meer (?:\w+ ){0,2}(?:gemaild|ge-?e-?maild|benaderd|gecontacteerd|lastiggevallen)`,
@@ -208,6 +221,7 @@ const NL = [
 ];
 
 const PT = [
+  String.raw`nao (?:voltar a )?(?:me|nos) (?:contatar|contactar|enviar|mandar|escrever|incomodar)`,
   String.raw`descadastr\w*|cancelar (?:minha |a )?inscricao|sair da (?:sua |vossa )?lista`,
   String.raw`(?:remover|remova|removam|retire|retirem|tire|tirem|exclua|excluam|apague|apaguem|deletem)[- ](?:o )?(?:meu|minha|meus|minhas|me)`,
   String.raw`me (?:remova|removam|tire|tirem|exclua|excluam|descadastre|descadastrem|retire|retirem|remover|excluir|retirar|tirar|descadastrar|apagar)`,
@@ -217,7 +231,7 @@ const PT = [
   String.raw`chega de (?:\w+ )?(?:e-?mails|mensagens|spam)|(?:sem|nada de) mais (?:e-?mails|mensagens)`,
   String.raw`(?:exclusao|remocao|eliminacao) (?:dos|de|do|da) (?:meus|meu|minha|minhas) (?:dados|e-?mail|contato|cadastro)`,
   String.raw`(?:excluir|apagar|remover|eliminar|deletar) (?:os |o )?(?:meus|minhas|meu|minha) (?:dados|e-?mail|contato|informacoes|cadastro)`,
-  String.raw`nao me (?:envie|enviem|mande|mandem|contate|contatem|procure|procurem|escreva|escrevam|ligue|liguem|perturbe|perturbem)`,
+  String.raw`nao me (?:envie|enviem|mande|mandem|contate|contatem|procure|procurem|escreva|escrevam|perturbe|perturbem)`,
   String.raw`nao (?:envie|enviem|mande|mandem) mais`,
   String.raw`(?:parem|pare|deixem|deixe) de (?:me )?(?:enviar|mandar|escrever|contatar|ligar|perturbar)`,
   String.raw`(?:quero|gostaria de|desejo|queremos) ser (?:removid[oa]s?|excluid[oa]s?|descadastrad[oa]s?|retirad[oa]s?)`,
@@ -323,13 +337,44 @@ export function mendTypos(folded: string): string {
 /** Threats of a spam report or a complaint to the regulator count only when said, not asked ("do your emails get marked as spam?"). */
 const THREAT_WORDS = /spam|junk|indesirable|pourriel|\bico\b|cnil|aepd|anpd|cnpd|datenschutz|aufsicht|autoriteit|regulator|commissioner/;
 
-function asksWith(request: RegExp, folded: string): boolean {
+/** Words for the writer themself in the six languages: a question about removing others ("would an admin have to unsubscribe them?") asks about the product. */
+const FIRST_PERSON = /(?<![a-z'])(?:i|me|my|we|us|our|ich|mich|mir|mein\w*|wir|uns|unser\w*|je|moi|mon|ma|mes|nous|nos|notre|yo|mi|mis|nosotros|ik|mij|mijn|wij|ons|onze|eu|mim|meu|minha|meus|minhas|nosso\w*|nossa\w*|this (?:e-?mail )?(?:address|inbox|mailbox))(?![a-z])/;
+/** The writer as a verb's object, in the six languages. */
+const OBJECT_PERSON = /(?<![a-z'])(?:me|us|mich|uns|moi|nous|mij|ons|mim|nos|this (?:e-?mail )?(?:address|inbox|mailbox))(?![a-z])/;
+/** A question put to us as a request ("could you remove this address?", "können Sie …?", "pourriez-vous …?"). */
+const ASKED_OF_YOU = /(?:can|could|would|will) you|please|kannst du|konnen sie|konnten sie|wurden sie|pourriez|pouvez|podria|podrian|puede|pueden|kunt u|kun je|wilt u|zou u|podem|pode|poderia|poderiam/;
+
+/** Where each sentence of `folded` ends (its . ! ? or line break), found once per reply so every match looks it up in log time. */
+function sentenceEnds(folded: string): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < folded.length; i++) if ('.!?\n'.includes(folded[i]!)) ends.push(i);
+  return ends;
+}
+
+/** Whether the sentence that goes on at `at` closes with a question mark. */
+function questionAt(folded: string, ends: number[], at: number): boolean {
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ends.length && folded[ends[lo]!] === '?';
+}
+
+function asksWith(request: RegExp, folded: string, ends: number[]): boolean {
   request.lastIndex = 0;
   for (let m = request.exec(folded); m; m = request.exec(folded)) {
-    if (THREAT_WORDS.test(m[0])) {
-      const end = folded.slice(m.index + m[0].length).search(/[.!?\n]/);
-      if (end >= 0 && folded[m.index + m[0].length + end] === '?') continue;
+    // "Could staff opt out themselves, or would an admin have to unsubscribe them?" asks how the product works: a
+    // question is a request only when the writer is in it ("can you remove me?", "how do I unsubscribe?").
+    if (questionAt(folded, ends, m.index + m[0].length)) {
+      // The writer as the object, before the verb as German and Dutch put it ("wilt u mij niet meer mailen?"), or anywhere after.
+      const before = folded.slice(Math.max(0, m.index - 20), m.index);
+      const after = folded.slice(m.index, m.index + m[0].length + 20);
+      if (!OBJECT_PERSON.test(before) && !FIRST_PERSON.test(after) && !ASKED_OF_YOU.test(before + after)) continue;
     }
+    if (THREAT_WORDS.test(m[0]) && questionAt(folded, ends, m.index + m[0].length)) continue;
     const before = folded.slice(Math.max(0, m.index - 40), m.index);
     // Requests phrased with their own negation ("don't email me", "bitte keine E-Mails", "no me escriban") are not cancelled by it.
     if (!carriesNegation(m[0]) && (HYPOTHETICAL.test(before) || negatedAt(folded, m.index, false))) continue;
@@ -345,6 +390,7 @@ function asksWith(request: RegExp, folded: string): boolean {
 export function asksRemoval(text: string): boolean {
   const folded = mendTypos(text);
   if (WHOLE.test(folded.trim()) || ONLY_STOP.test(folded.trim())) return true;
-  for (const request of REQUESTS) if (asksWith(request, folded)) return true;
+  const ends = sentenceEnds(folded);
+  for (const request of REQUESTS) if (asksWith(request, folded, ends)) return true;
   return false;
 }
