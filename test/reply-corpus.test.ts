@@ -5,7 +5,9 @@
  * and our sending address, never the sent text. Prints, per label, how many
  * are right, went to NEEDS_REVIEW or got another status, then the four
  * targets; the set is a sample, so these are figures on the sample, not a
- * promise on unseen mail.
+ * promise on unseen mail. The holdout set (240, written apart from the rules)
+ * is held to the targets too; docs/reply-statuses.md gives the figures on sets
+ * the rules had never met.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,62 +27,79 @@ interface Labelled {
   note: string;
 }
 
-const records = readFileSync(join(import.meta.dirname, 'fixtures/replies/dev.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Labelled);
+const load = (name: string) =>
+  readFileSync(join(import.meta.dirname, 'fixtures/replies', name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Labelled);
+
+const records = load('dev.jsonl');
+/** Written apart from the rules; its misses were read once to find families the rules lacked (docs/reply-statuses.md), so it guards them. */
+const holdout = load('holdout.jsonl');
 
 const read = (r: Labelled, text = r.reply.text): ReplyReading =>
   readReply({ text, fromEmail: r.reply.fromEmail, fromName: r.reply.fromName, writtenAt: Date.parse(r.sentAt), ownAddresses: [r.sent.fromEmail] });
 
-const readings = new Map(records.map((r) => [r.id, read(r)]));
+const readings = new Map([...records, ...holdout].map((r) => [r.id, read(r)]));
 const LABELS = ['INTERESTED', 'QUESTION', 'NOT_NOW', 'NOT_INTERESTED', 'WRONG_PERSON', 'UNSUBSCRIBE'] as const;
 /** Reading a wish to talk as a refusal, or a refusal as a wish to talk. */
 const OPPOSITE: Record<string, string[]> = { INTERESTED: ['NOT_INTERESTED', 'UNSUBSCRIBE'], NOT_INTERESTED: ['INTERESTED'], UNSUBSCRIBE: ['INTERESTED'] };
 
 const pct = (n: number, of: number) => `${((100 * n) / Math.max(1, of)).toFixed(1)}%`;
 
-function figures() {
+function figures(set = records) {
   const got = (r: Labelled) => readings.get(r.id)!;
-  const right = records.filter((r) => got(r).status === r.label);
-  const review = records.filter((r) => got(r).status === 'NEEDS_REVIEW');
-  const removals = records.filter((r) => r.label === 'UNSUBSCRIBE');
+  const right = set.filter((r) => got(r).status === r.label);
+  const review = set.filter((r) => got(r).status === 'NEEDS_REVIEW');
+  const removals = set.filter((r) => r.label === 'UNSUBSCRIBE');
   return {
     right,
     review,
-    given: records.length - review.length,
+    given: set.length - review.length,
     removalsRecognised: removals.filter((r) => got(r).status === 'UNSUBSCRIBE').length,
     removals: removals.length,
-    falseUnsubscribe: records.filter((r) => r.label !== 'UNSUBSCRIBE' && got(r).status === 'UNSUBSCRIBE').length,
-    opposite: records.filter((r) => OPPOSITE[r.label]?.includes(got(r).status)).length,
+    falseUnsubscribe: set.filter((r) => r.label !== 'UNSUBSCRIBE' && got(r).status === 'UNSUBSCRIBE').length,
+    opposite: set.filter((r) => OPPOSITE[r.label]?.includes(got(r).status)).length,
     referralExact: right.filter((r) => JSON.stringify(got(r).referral) === JSON.stringify(r.referral)).length,
     followUpExact: right.filter((r) => got(r).followUpOn === r.followUpOn).length,
   };
 }
 
-function printTable(): void {
+function printTable(set = records, name = 'dev'): void {
   const rows = LABELS.map((label) => {
-    const of = records.filter((r) => r.label === label);
+    const of = set.filter((r) => r.label === label);
     const wrong = of.filter((r) => ![label, 'NEEDS_REVIEW'].includes(readings.get(r.id)!.status));
     const wrongWith = wrong.map((r) => `${r.id}→${readings.get(r.id)!.status}`).join(' ');
     const right = of.filter((r) => readings.get(r.id)!.status === label).length;
     const review = of.filter((r) => readings.get(r.id)!.status === 'NEEDS_REVIEW').length;
     return `${label.padEnd(15)} ${String(of.length).padStart(5)} ${String(right).padStart(5)} ${String(review).padStart(7)} ${String(wrong.length).padStart(5)}  ${wrongWith}`;
   });
-  const f = figures();
+  const f = figures(set);
   console.log(
     [
-      `Reply rules on the dev set (${records.length} replies)`,
+      `Reply rules on the ${name} set (${set.length} replies)`,
       `label           total right  review wrong  (wrong: id→status)`,
       ...rows,
       `removal requests recognised: ${f.removalsRecognised}/${f.removals} (${pct(f.removalsRecognised, f.removals)}); false UNSUBSCRIBE: ${f.falseUnsubscribe}`,
       `right among those given a status: ${f.right.length}/${f.given} (${pct(f.right.length, f.given)})`,
-      `given a status: ${f.given}/${records.length} (${pct(f.given, records.length)})`,
-      `read with the opposite intent: ${f.opposite} (${pct(f.opposite, records.length)})`,
+      `given a status: ${f.given}/${set.length} (${pct(f.given, set.length)})`,
+      `read with the opposite intent: ${f.opposite} (${pct(f.opposite, set.length)})`,
       `referral exact where the status is right: ${f.referralExact}/${f.right.length}; followUpOn exact: ${f.followUpExact}/${f.right.length}`,
     ].join('\n'),
   );
 }
+
+describe('reply rules on the holdout set', () => {
+  it('meets the targets (set for unseen replies; this set has been looked at once, so it guards the families it showed)', () => {
+    printTable(holdout, 'holdout');
+    const f = figures(holdout);
+    expect(f.removalsRecognised / f.removals).toBeGreaterThanOrEqual(0.95);
+    expect(f.falseUnsubscribe).toBeLessThanOrEqual(1);
+    expect(f.right.length / f.given).toBeGreaterThanOrEqual(0.9);
+    expect(f.given / holdout.length).toBeGreaterThanOrEqual(0.7);
+    expect(f.opposite / holdout.length).toBeLessThanOrEqual(0.02);
+  });
+});
 
 describe('reply rules on the labelled dev set', () => {
   it('meets the targets', () => {
