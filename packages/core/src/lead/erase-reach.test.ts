@@ -13,35 +13,18 @@ import { deliveryKey } from '../webhooks/keys.ts';
 import { applyMessages } from '../inbound/apply.ts';
 import { inboundOfLead } from '../inbound/keys.ts';
 import { listReplies } from '../inbound/index.ts';
-import type { InboundMessage } from '../ports/mail-reader.ts';
 import { jobId, jobKey } from '../sending/keys.ts';
 import { sendJob } from '../sending/sender.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
+import { message, sentTo as mailedLeads } from '../testing/inbound-fixtures.ts';
 import * as leads from './index.ts';
 import { leadKey } from './keys.ts';
 
+/** Leads mailed through the real send path, and their mailbox as the reader hands it over. */
 async function sentTo(deps: UnitDeps, emails: string[]) {
-  const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello.', mailboxIds: [String(box.id)], steps: [{ waitDays: 3, body: 'Bump.' }] });
-  const ids: Record<string, string> = {};
-  for (const email of emails) ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'Ada' })).id);
-  await campaigns.launch(deps, String(c.id));
-  const messageIds: Record<string, string> = {};
-  for (const email of emails) {
-    const id = jobId(ids[email]!, 0);
-    await deps.store.update(jobKey(id), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
-    expect(await sendJob(deps, id)).toBe('sent');
-    messageIds[email] = deps.mailer.sent.at(-1)!.email.messageId;
-    deps.clock.advance(11 * 60_000);
-  }
-  const mailbox = await mailboxes.get(deps, String(box.id));
-  return { mailbox, campaignId: String(c.id), ids, messageIds };
+  const { box, ...sent } = await mailedLeads(deps, emails);
+  return { mailbox: await mailboxes.get(deps, String(box.id)), ...sent };
 }
-
-const message = (over: Partial<InboundMessage>): InboundMessage => ({
-  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please.', ...over,
-});
 
 /** A DSN whose Diagnostic-Code quotes the recipient, as most servers write it. */
 const dsn = (rcpt: string, originalId: string, status = '5.1.1', diagnostic = `550 ${status} <${rcpt}>: Recipient address rejected`) =>
