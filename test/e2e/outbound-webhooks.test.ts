@@ -152,9 +152,11 @@ describe('events of leads', { timeout: 150_000 }, () => {
     }
     // Up to a minute: beside the crash test on two cores this once took over 30 s (not reproduced alone or beside busy
     // loops); a timeout says what the receiver got and what the engine logged about webhooks.
-    const got = await eventually(async () => receiver.received.find((r) => r.answered === 200), 60_000, 'lead.unsubscribed').catch((err: Error) => {
+    const got = await eventually(async () => receiver.received.find((r) => r.answered === 200), 60_000, 'lead.unsubscribed').catch(async (err: Error) => {
       const logged = engine.logs.filter((l) => l.level !== 'info' && /webhook/i.test(String(l.msg)));
-      throw new Error(`${err.message}; the receiver answered ${JSON.stringify(receiver.received.map((r) => r.answered))}; logged ${JSON.stringify(logged).slice(0, 2000)}`);
+      // Whether the event was written at all (no delivery: the fact's transaction saw no subscription) or is waiting in the outbox.
+      const deliveries = (await api.request('GET', `/v1/webhooks/${hook.id}/deliveries`)).body;
+      throw new Error(`${err.message}; the receiver answered ${JSON.stringify(receiver.received.map((r) => r.answered))}; deliveries ${JSON.stringify(deliveries)}; logged ${JSON.stringify(logged).slice(0, 2000)}`);
     });
     expect(verified(hook.secret, got)).toMatchObject({ type: 'lead.unsubscribed', data: { leadId: lead.id, campaignId: campaign.id, email: 'cat@lead.test' } });
     // Settled: one event for the one fact.
