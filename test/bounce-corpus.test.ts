@@ -39,7 +39,7 @@ const sources = manifest.emails.map((e) => readFileSync(join(DIR, 'emails', e.fi
  * it off the list) and when any other email disagrees.
  */
 const REVIEWED: Record<string, string> = {
-  // decisions.md and docs/inbound.md's reason table: the sending host on a blocklist is a soft cause (the address is
+  // docs/inbound.md's reason table: the sending host on a blocklist is a soft cause (the address is
   // fine); Sisimai calls these `blocked`, which the corpus maps to hard at 5.x.x.
   'lhost-amazonses-15.eml': 'sending host on a DNS blocklist ("Client host rejected: blocked using ..."): soft by our rule',
   'lhost-amazonses-16.eml': 'sending host on dnsbl.sorbs.net: soft by our rule',

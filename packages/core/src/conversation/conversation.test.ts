@@ -1,7 +1,7 @@
 /**
  * Conversations on the unit tier (docs/api.md, Conversations): the text kept for each email and reply,
  * the conversation's pages, and a person's answer through the one send path: threaded, with every
- * guardrail, held by nothing that holds campaign mail, refused only for what decisions name, exactly once.
+ * guardrail, held by nothing that holds campaign mail, refused only for what docs/api.md names, exactly once.
  */
 import { describe, expect, it } from 'vitest';
 import * as campaigns from '../campaign/index.ts';

@@ -190,7 +190,7 @@ function recipientOf(recipient: string, action: string, status: string | undefin
   // (`550 5.1.1 <ann@client.com>: unknown`), and an erase must not find the address there, as the SMTP path already ensures.
   const diag = withoutAddresses(oneLine(diagnostic));
   // The receiving server's own answer says more than the report's summary of it: a 421 or 450 it gave is a
-  // temporary refusal even when the sending MTA, having given up, reports failed 5.x.x (decisions: a status
+  // temporary refusal even when the sending MTA, having given up, reports failed 5.x.x (docs/inbound.md: a status
   // "or text" showing a temporary cause is soft). Causes that name a dead address stay hard whatever the class.
   const answered = REPLY_CODE.exec(diagnostic)?.[1];
   const hard = isHard(reason, inferred, action) && !(answered === '4' && reasonGroup(reason) === 'policy');

@@ -82,7 +82,7 @@ describe('reasonOf and isHard: the reason decides as well as the status class', 
   });
 
   // Every phrase family of Sisimai's reason table, in our own words: the group (hard, soft) must be the one
-  // test/fixtures/bounces/README.md maps that family to (a sending host on a DNS blocklist is soft by decisions.md).
+  // test/fixtures/bounces/README.md maps that family to (a sending host on a DNS blocklist is soft by docs/inbound.md's reason table).
   it.each([
     ['userunknown','550 5.1.1 No such user here','5.1.1',true],
     ['userunknown','550 Recipient not found in directory','5.0.0',true],

@@ -63,7 +63,7 @@ const PHRASES: [BounceReason, RegExp][] = [
   ['blocked', /(?<!ip )address (that )?(has been |is )?(black|block) ?listed|(sender|e-?mail)( address)? (has been |is )?(black|block) ?listed|sender is (in|on) (my|our|a|the) (black|block) ?list/],
   // `reputation` is the sending host on a blocklist (a DNSBL zone, its IP or network listed): soft, the address is fine.
   ['reputation', /black ?list|block ?list(ed)?|(?<!not )listed (at|in|on|by)|\bon (our|a) (block|black)|spamhaus|spamcop|sorbs|barracuda(central)?|\brbl\b|\bdnsbl\b|\buceprotect|\bcbl\b|ip[^\n]{0,20}(is )?(listed|blacklisted|blocklisted)/],
-  // A refusal for a low reputation score is the receiving side's spam policy, hard at 5.x.x as decisions.md says
+  // A refusal for a low reputation score is the receiving side's spam policy, hard at 5.x.x (docs/inbound.md, Reasons, hard and soft)
   // (Gmail's "the very low reputation of the sending IP address ... to protect our users from spam").
   ['blocked', /reputation|poor (ip|sender|email)/],
   ['virus-detected', /virus|malware|infected|malicious (content|attachment|code)|\btrojan\b/],
