@@ -233,10 +233,24 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
         };
         // A scaled schedule runs TIME_SCALE times as often, but never more than 4 times a second.
         const everyMs = Math.max(250, (s.everyMinutes * 60_000) / (s.scaled ? timeScale : 1));
+        const timeoutSeconds = (functions[s.fn] as { timeoutSeconds?: number }).timeoutSeconds ?? 29;
         let running = false;
+        let startedAt = 0;
+        let warned = false;
         const tick = (event?: Record<string, unknown>) => {
-          if (running) return;
+          if (running) {
+            // Lambda ends a run at its function's timeout; here nothing does, so a run that outlives it (a request never
+            // answered) says so once, instead of silently holding every later run of its schedule back.
+            const seconds = Math.round((Date.now() - startedAt) / 1000);
+            if (seconds > timeoutSeconds && !warned) {
+              warned = true;
+              log.warn(`schedule ${name} has been running for ${seconds} s; its next runs wait for it`, { schedule: name });
+            }
+            return;
+          }
           running = true;
+          startedAt = Date.now();
+          warned = false;
           run(event)
             .catch((err) => log.error('schedule failed', { schedule: name, err }))
             .finally(() => (running = false));
