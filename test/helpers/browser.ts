@@ -6,8 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser } from 'playwright-core';
 
 /**
- * Debian's chromium driven by playwright-core (local-infrastructure.md,
- * Browser). playwright-core never downloads a browser, and neither may we:
+ * Debian's chromium driven by playwright-core. playwright-core never
+ * downloads a browser, and neither may we:
  * when the binary is missing it comes from apt, like every other server the
  * tests run.
  */
