@@ -113,7 +113,10 @@ export async function startSqsLocal(): Promise<SqsLocal> {
       server.closeAllConnections();
     });
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
+  // The SDK sets no request timeout. On Lambda a hung request ends with the invocation; here a queue consumer or a
+  // schedule waiting on one would wait forever, so one never answered fails after 30 s (a long poll is 20 s at most)
+  // and is tried again like any other failure.
+  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials, requestHandler: { requestTimeout: 30_000, connectionTimeout: 5_000 } });
   const urls: Record<string, string> = {};
   try {
     for (const [name, def] of Object.entries(queues)) {
