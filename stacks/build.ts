@@ -1,10 +1,12 @@
 /**
  * `npm run build`: every Lambda bundle (stacks/bundles.ts) into
  * dist/functions, each with its size against its budget, and the API's
- * description into docs/openapi.json.
+ * description into docs/openapi.json, and the typed client's types from it
+ * (packages/client/src/schema.ts).
  */
 import { resolve } from 'node:path';
 import { writeOpenApiFile } from '../functions/src/openapi.ts';
+import { writeSchemaFile } from '../packages/client/src/generate.ts';
 import { budgetOf, buildBundles, kib, root } from './bundles.ts';
 
 const out = resolve(root, 'dist/functions');
@@ -24,3 +26,6 @@ if (over) {
 // The machine-readable API description, from the same generator GET /v1/openapi.json serves.
 writeOpenApiFile(resolve(root, 'docs/openapi.json'));
 console.log('docs/openapi.json written (OpenAPI 3.1, version 1.0.0)');
+// The typed client's types, from that document (what `npm run client` also does).
+await writeSchemaFile();
+console.log('packages/client/src/schema.ts written');

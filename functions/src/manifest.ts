@@ -27,6 +27,12 @@ export interface RouteDef {
    * at one level with a 409): the name is the route key's, not the client's.
    */
   path: string;
+  /**
+   * The route's name in the API description and in clients generated from it (`listCampaigns`,
+   * `launchCampaign`): lowerCamelCase, a verb and a noun, unique. Required, so a route cannot be
+   * added without one; once published it stays, since generated clients name their calls after it.
+   */
+  operationId: string;
   /** Public routes take no bearer token (docs/api.md, Authentication). */
   public?: boolean;
   rate?: RateBucket;
@@ -117,7 +123,7 @@ export const functions = {
   auth: {
     handler: 'http/auth.ts',
     // JSON only: a web page can make a visitor's browser post text/plain anywhere, and each such post would count as a guess.
-    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login', jsonOnly: true }],
+    routes: [{ method: 'POST', path: '/v1/auth/login', public: true, rate: 'login', jsonOnly: true, operationId: 'login' }],
     // A public function signs tokens and nothing else: it cannot open the suppression salt or the unsubscribe key.
     installSecrets: ['JWT_SECRET'],
   },
@@ -128,18 +134,18 @@ export const functions = {
     // The sign-in check may wait 10 s on each server.
     timeoutSeconds: 29,
     routes: [
-      { method: 'GET', path: '/v1/mailboxes' },
-      { method: 'POST', path: '/v1/mailboxes' },
-      { method: 'PATCH', path: '/v1/mailboxes/{id}' },
-      { method: 'DELETE', path: '/v1/mailboxes/{id}' },
+      { method: 'GET', path: '/v1/mailboxes', operationId: 'listMailboxes' },
+      { method: 'POST', path: '/v1/mailboxes', operationId: 'createMailbox' },
+      { method: 'PATCH', path: '/v1/mailboxes/{id}', operationId: 'updateMailbox' },
+      { method: 'DELETE', path: '/v1/mailboxes/{id}', operationId: 'deleteMailbox' },
     ],
   },
   domains: {
     handler: 'http/domains.ts',
     routes: [
-      { method: 'GET', path: '/v1/domains' },
-      { method: 'POST', path: '/v1/domains' },
-      { method: 'PATCH', path: '/v1/domains/{id}' },
+      { method: 'GET', path: '/v1/domains', operationId: 'listDomains' },
+      { method: 'POST', path: '/v1/domains', operationId: 'createDomain' },
+      { method: 'PATCH', path: '/v1/domains/{id}', operationId: 'updateDomain' },
     ],
   },
   leads: {
@@ -153,18 +159,18 @@ export const functions = {
     timeoutSeconds: 29,
     memoryMb: 1024,
     routes: [
-      { method: 'GET', path: '/v1/leads' },
-      { method: 'POST', path: '/v1/leads' },
-      { method: 'POST', path: '/v1/leads/webhook', public: true, rate: 'webhook', jsonOnly: true },
-      { method: 'POST', path: '/v1/leads/import', rate: 'import', body: 'raw' },
-      { method: 'POST', path: '/v1/leads/imports', rate: 'import' },
-      { method: 'GET', path: '/v1/leads/imports/{importId}' },
-      { method: 'GET', path: '/v1/leads/{id}/next-send' },
-      { method: 'GET', path: '/v1/leads/{id}/conversation' },
-      { method: 'POST', path: '/v1/leads/{id}/messages' },
-      { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none' },
-      { method: 'DELETE', path: '/v1/leads/erase', body: 'json' },
-      { method: 'DELETE', path: '/v1/leads/{id}' },
+      { method: 'GET', path: '/v1/leads', operationId: 'listLeads' },
+      { method: 'POST', path: '/v1/leads', operationId: 'createLead' },
+      { method: 'POST', path: '/v1/leads/webhook', public: true, rate: 'webhook', jsonOnly: true, operationId: 'createLeadFromWebhook' },
+      { method: 'POST', path: '/v1/leads/import', rate: 'import', body: 'raw', operationId: 'importLeads' },
+      { method: 'POST', path: '/v1/leads/imports', rate: 'import', operationId: 'createLeadImport' },
+      { method: 'GET', path: '/v1/leads/imports/{importId}', operationId: 'getLeadImport' },
+      { method: 'GET', path: '/v1/leads/{id}/next-send', operationId: 'getNextSend' },
+      { method: 'GET', path: '/v1/leads/{id}/conversation', operationId: 'getConversation' },
+      { method: 'POST', path: '/v1/leads/{id}/messages', operationId: 'sendMessage' },
+      { method: 'POST', path: '/v1/leads/{id}/suppress', body: 'none', operationId: 'suppressLead' },
+      { method: 'DELETE', path: '/v1/leads/erase', body: 'json', operationId: 'eraseLead' },
+      { method: 'DELETE', path: '/v1/leads/{id}', operationId: 'deleteLead' },
     ],
   },
   importWorker: {
@@ -179,16 +185,16 @@ export const functions = {
     handler: 'http/campaigns.ts',
     seals: ['webhook-secret'],
     routes: [
-      { method: 'GET', path: '/v1/campaigns' },
-      { method: 'POST', path: '/v1/campaigns' },
-      { method: 'GET', path: '/v1/campaigns/{id}' },
-      { method: 'PATCH', path: '/v1/campaigns/{id}' },
-      { method: 'DELETE', path: '/v1/campaigns/{id}' },
-      { method: 'GET', path: '/v1/campaigns/{id}/launch-check' },
-      { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none' },
-      { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none' },
-      { method: 'POST', path: '/v1/campaigns/{id}/webhook-secret', body: 'none' },
-      { method: 'DELETE', path: '/v1/campaigns/{id}/webhook-secret' },
+      { method: 'GET', path: '/v1/campaigns', operationId: 'listCampaigns' },
+      { method: 'POST', path: '/v1/campaigns', operationId: 'createCampaign' },
+      { method: 'GET', path: '/v1/campaigns/{id}', operationId: 'getCampaign' },
+      { method: 'PATCH', path: '/v1/campaigns/{id}', operationId: 'updateCampaign' },
+      { method: 'DELETE', path: '/v1/campaigns/{id}', operationId: 'archiveCampaign' },
+      { method: 'GET', path: '/v1/campaigns/{id}/launch-check', operationId: 'getLaunchCheck' },
+      { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none', operationId: 'launchCampaign' },
+      { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none', operationId: 'pauseCampaign' },
+      { method: 'POST', path: '/v1/campaigns/{id}/webhook-secret', body: 'none', operationId: 'createCampaignWebhookSecret' },
+      { method: 'DELETE', path: '/v1/campaigns/{id}/webhook-secret', operationId: 'deleteCampaignWebhookSecret' },
     ],
   },
   deliverability: {
@@ -197,8 +203,8 @@ export const functions = {
     timeoutSeconds: 29,
     routes: [
       // The domain's name, not its id: `{id}` only because its siblings under /v1/domains/ name the level so.
-      { method: 'POST', path: '/v1/domains/{id}/check', body: 'none' },
-      { method: 'GET', path: '/public/domain-check', public: true, rate: 'publicCheck' },
+      { method: 'POST', path: '/v1/domains/{id}/check', body: 'none', operationId: 'checkDomain' },
+      { method: 'GET', path: '/public/domain-check', public: true, rate: 'publicCheck', operationId: 'getPublicDomainCheck' },
     ],
   },
   domainCheck: {
@@ -212,17 +218,17 @@ export const functions = {
     // The sign-in check may wait 10 s, then the folders are listed.
     timeoutSeconds: 29,
     routes: [
-      { method: 'GET', path: '/v1/seed-inboxes' },
-      { method: 'POST', path: '/v1/seed-inboxes' },
-      { method: 'DELETE', path: '/v1/seed-inboxes/{id}' },
+      { method: 'GET', path: '/v1/seed-inboxes', operationId: 'listSeedInboxes' },
+      { method: 'POST', path: '/v1/seed-inboxes', operationId: 'createSeedInbox' },
+      { method: 'DELETE', path: '/v1/seed-inboxes/{id}', operationId: 'deleteSeedInbox' },
     ],
   },
   placement: {
     handler: 'http/placement.ts',
     routes: [
-      { method: 'GET', path: '/v1/domains/{id}/placement-sample' },
-      { method: 'POST', path: '/v1/domains/{id}/placement-sample' },
-      { method: 'GET', path: '/v1/domains/{id}/placement-runs' },
+      { method: 'GET', path: '/v1/domains/{id}/placement-sample', operationId: 'getPlacementSample' },
+      { method: 'POST', path: '/v1/domains/{id}/placement-sample', operationId: 'startPlacementRun' },
+      { method: 'GET', path: '/v1/domains/{id}/placement-runs', operationId: 'listPlacementRuns' },
     ],
   },
   placementReader: {
@@ -235,8 +241,8 @@ export const functions = {
   replies: {
     handler: 'http/replies.ts',
     routes: [
-      { method: 'GET', path: '/v1/replies' },
-      { method: 'PATCH', path: '/v1/replies/{id}' },
+      { method: 'GET', path: '/v1/replies', operationId: 'listReplies' },
+      { method: 'PATCH', path: '/v1/replies/{id}', operationId: 'updateReply' },
     ],
   },
   oauth: {
@@ -245,8 +251,8 @@ export const functions = {
     // The callback waits on the provider's token and profile endpoints (15 s each at most).
     timeoutSeconds: 29,
     routes: [
-      { method: 'GET', path: '/v1/oauth/{provider}/authorize', public: true },
-      { method: 'GET', path: '/v1/oauth/{provider}/callback', public: true },
+      { method: 'GET', path: '/v1/oauth/{provider}/authorize', public: true, operationId: 'startOAuth' },
+      { method: 'GET', path: '/v1/oauth/{provider}/callback', public: true, operationId: 'completeOAuth' },
     ],
   },
   mailboxPoller: {
@@ -263,23 +269,23 @@ export const functions = {
     handler: 'http/ai-keys.ts',
     seals: ['ai-key'],
     routes: [
-      { method: 'GET', path: '/v1/ai-keys' },
-      { method: 'PUT', path: '/v1/ai-keys/{provider}' },
-      { method: 'DELETE', path: '/v1/ai-keys/{provider}' },
+      { method: 'GET', path: '/v1/ai-keys', operationId: 'listAiKeys' },
+      { method: 'PUT', path: '/v1/ai-keys/{provider}', operationId: 'setAiKey' },
+      { method: 'DELETE', path: '/v1/ai-keys/{provider}', operationId: 'deleteAiKey' },
     ],
   },
   unsubscribe: {
     handler: 'http/unsubscribe.ts',
     routes: [
-      { method: 'GET', path: '/unsubscribe/{token}', public: true },
-      { method: 'POST', path: '/unsubscribe/{token}', public: true, body: 'raw' },
+      { method: 'GET', path: '/unsubscribe/{token}', public: true, operationId: 'getUnsubscribePage' },
+      { method: 'POST', path: '/unsubscribe/{token}', public: true, body: 'raw', operationId: 'unsubscribe' },
     ],
   },
   queue: {
     handler: 'http/queue.ts',
     routes: [
-      { method: 'GET', path: '/v1/queue/status' },
-      { method: 'POST', path: '/v1/queue/pause' },
+      { method: 'GET', path: '/v1/queue/status', operationId: 'getQueueStatus' },
+      { method: 'POST', path: '/v1/queue/pause', operationId: 'pauseQueue' },
     ],
   },
   sender: {
@@ -314,10 +320,10 @@ export const functions = {
     handler: 'http/webhooks.ts',
     seals: ['webhook-signing-secret'],
     routes: [
-      { method: 'GET', path: '/v1/webhooks' },
-      { method: 'POST', path: '/v1/webhooks' },
-      { method: 'DELETE', path: '/v1/webhooks/{id}' },
-      { method: 'GET', path: '/v1/webhooks/{id}/deliveries' },
+      { method: 'GET', path: '/v1/webhooks', operationId: 'listWebhooks' },
+      { method: 'POST', path: '/v1/webhooks', operationId: 'createWebhook' },
+      { method: 'DELETE', path: '/v1/webhooks/{id}', operationId: 'deleteWebhook' },
+      { method: 'GET', path: '/v1/webhooks/{id}/deliveries', operationId: 'listWebhookDeliveries' },
     ],
   },
   webhookWorker: {
@@ -335,9 +341,9 @@ export const functions = {
     catchAll: true,
     // A removed route has nothing left to protect: it answers 410 with or without a token.
     routes: [
-      { method: 'PUT', path: '/v1/instance-settings', public: true },
+      { method: 'PUT', path: '/v1/instance-settings', public: true, operationId: 'updateInstanceSettings' },
       // The machine-readable description of the API (OpenAPI 3.1, version 1.0.0): public by design.
-      { method: 'GET', path: '/v1/openapi.json', public: true },
+      { method: 'GET', path: '/v1/openapi.json', public: true, operationId: 'getOpenApiDocument' },
     ],
   },
 } satisfies Record<string, FunctionDef>;

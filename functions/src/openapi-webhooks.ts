@@ -23,6 +23,9 @@ export const webhookRoutes = {
   },
 };
 
+/** `reply.status_changed` → `replyStatusChangedEvent`: read as a name in generated clients, like the routes' ids. */
+export const eventOperationId = (type: string) => `${type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Event`;
+
 const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
 
 /** OpenAPI 3.1's `webhooks`: one entry per event type, the request the engine makes and the answers it takes. */
@@ -33,7 +36,7 @@ export const webhookEvents = (): Record<string, Json> =>
       {
         post: {
           summary: EVENT_DATA[type].when,
-          operationId: `event_${type.replace('.', '_')}`,
+          operationId: eventOperationId(type),
           parameters: [
             header('webhook-id', 'The event id, the same on every attempt: a receiver that saw it already answers 2xx and does nothing'),
             header('webhook-timestamp', 'Seconds since the epoch when this attempt was signed (wall clock): refuse one far from your clock'),

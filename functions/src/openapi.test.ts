@@ -9,7 +9,7 @@ import { PROBLEM_CODES, WARNING_CODES } from '@outbound/core/campaign/launch-che
 import { LEAD_STATUSES } from '@outbound/core/lead/entity';
 import { MailboxProvider, MailboxStatus } from '@outbound/core/mailbox/entity';
 import { SeedProvider } from '@outbound/core/seed/seed.schema';
-import { allRoutes } from './manifest.ts';
+import { allRoutes, type RouteDef } from './manifest.ts';
 import { documentedRoutes, openApiDocument, openApiFileText, writeOpenApiFile } from './openapi.ts';
 
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown; parameters?: { name: string; in: string }[] }>>; components: { schemas: Record<string, unknown> } };
@@ -81,6 +81,33 @@ describe('the OpenAPI document', () => {
       if (r.method !== 'GET') expect(codes, r.key).toContain('413');
       if (r.jsonOnly) expect(codes, r.key).toContain('415');
     }
+  });
+});
+
+describe('operation ids', () => {
+  const doc = openApiDocument() as Doc & { webhooks: Record<string, { post: { operationId: string } }> };
+
+  it('every route has one, readable (lowerCamelCase) and unique, and the document uses it', () => {
+    const ids = allRoutes().map((r) => r.operationId);
+    for (const r of allRoutes()) expect(r.operationId, r.key).toMatch(/^[a-z][a-zA-Z0-9]+$/);
+    // Each operation of the document is named by its route's id (a route left out of the document names nothing there).
+    const named = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, (op as { operationId?: string }).operationId]));
+    expect(named.length).toBeGreaterThan(0);
+    const byKey = new Map(allRoutes().map((r) => [r.key, r.operationId]));
+    for (const [key, id] of named) expect(id, key).toBe(byKey.get(key!));
+    // Unique across the routes and the webhook events too: a generated client keys its `operations` by them.
+    const all = [...ids, ...Object.values(doc.webhooks).map((w) => w.post.operationId)];
+    expect(all.filter((id, i) => all.indexOf(id) !== i)).toEqual([]);
+    for (const id of all) expect(id).toMatch(/^[a-z][a-zA-Z0-9]+$/);
+    expect(ids).toEqual(expect.arrayContaining(['listCampaigns', 'createMailbox', 'launchCampaign', 'listReplies', 'updateReply', 'getConversation', 'sendMessage', 'eraseLead', 'login']));
+    expect(doc.webhooks['reply.status_changed']!.post.operationId).toBe('replyStatusChangedEvent');
+  });
+
+  it('is required where a route is declared', () => {
+    // The check is the typechecker's: were operationId optional, this directive would be unused and `tsc` would fail.
+    // @ts-expect-error a route without an operationId does not compile
+    const route: RouteDef = { method: 'GET', path: '/v1/example' };
+    expect(route).not.toHaveProperty('operationId');
   });
 });
 

@@ -38,6 +38,7 @@ import { QueueStatusView } from '@outbound/core/queue/queue.view';
 import { CreateSeed } from '@outbound/core/seed/seed.schema';
 import { SeedView } from '@outbound/core/seed/seed.view';
 import { allRoutes, type ResolvedRoute } from './manifest.ts';
+import { EXAMPLES } from './openapi-examples.ts';
 import { webhookEvents, webhookRoutes } from './openapi-webhooks.ts';
 import { componentRef, componentSchemas, ErrorView, requestSchema, responseSchema, type ComponentName, type Json } from './openapi-schemas.ts';
 
@@ -59,7 +60,8 @@ interface RouteDoc {
   headers?: Record<string, string>;
 }
 
-const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
+/** A JSON body, with its example when there is one (docs/api.md's, from openapi-examples.ts). */
+const jsonBody = (s: Json, example?: unknown) => ({ content: { 'application/json': { schema: s, ...(example === undefined ? {} : { example }) } } });
 const html = { content: { 'text/html': { schema: str } } };
 
 /** Every route of the manifest, described; a test holds the two together. */
@@ -206,6 +208,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
     for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: s as typeof str });
   }
   const [status, body] = d.ok;
+  const examples = EXAMPLES[route.operationId] ?? {};
   const success =
     body === 'none'
       ? { description: 'Done' }
@@ -213,7 +216,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         ? { description: 'To the provider’s consent page', headers: { location: { schema: str } } }
         : body === 'html'
           ? { description: 'An HTML page', ...html }
-          : { description: d.summary, ...jsonBody(responseSchema(body)) };
+          : { description: d.summary, ...jsonBody(responseSchema(body), examples.response) };
   const errors = Object.fromEntries(
     [...new Set([...(d.errors ?? []), ...generic(route)])]
       .filter((code) => code !== status)
@@ -223,7 +226,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         code === 400 && d.ok[1] === 'html'
           ? { description: 'An HTML page saying why, in plain words', ...html }
           : d.errorBodies?.[code]
-            ? { description: 'A sentence a user can read, and what it is about', ...jsonBody(componentRef(d.errorBodies[code]!)) }
+            ? { description: 'A sentence a user can read, and what it is about', ...jsonBody(componentRef(d.errorBodies[code]!), examples.errors?.[code]) }
             : SHARED[code]
             ? { $ref: `#/components/responses/${SHARED[code]}` }
             : { description: 'A sentence a user can read', ...jsonBody(componentRef('Error')) },
@@ -231,7 +234,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
   );
   return {
     summary: d.summary,
-    operationId: `${route.fn}_${route.method.toLowerCase()}_${route.path.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '')}`,
+    operationId: route.operationId,
     tags: [route.fn],
     // Public routes take no token (an empty requirement overrides the document's default).
     ...(route.public ? { security: [] } : {}),
@@ -241,7 +244,7 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
       : d.body === 'form'
         ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { const: 'One-Click' } }, required: [] } } } } }
         : d.body
-          ? { requestBody: { required: true, ...jsonBody(requestSchema(d.body)) } }
+          ? { requestBody: { required: true, ...jsonBody(requestSchema(d.body), examples.request) } }
           : {}),
     responses: { [String(status)]: success, ...errors },
   };
