@@ -17,7 +17,6 @@
  *   lower-casing and splitting the same texts (bench/inbound.ts). ONLY=api|send|import|cold|inbound runs one part.
  */
 import { SMTPServer } from 'smtp-server';
-import { randomUUID } from 'node:crypto';
 import { startEngine } from '@outbound/local/engine';
 import { queryAll } from '@outbound/core/collections';
 import { CAMPAIGNS } from '@outbound/core/campaign/keys';
@@ -89,7 +88,7 @@ async function main() {
       if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${await res.text()}`);
       mailboxIds.push(((await res.json()) as { id: string }).id);
     }
-    const campaign = (await (await post('/v1/campaigns', { name: 'Bench', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note about {{company}}.', mailboxIds }, token)).json()) as { id: string };
+    await (await post('/v1/campaigns', { name: 'Bench', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note about {{company}}.', mailboxIds }, token)).json();
 
     // Authenticated read vs the raw query behind it
     const reads: number[] = [];

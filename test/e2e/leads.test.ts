@@ -66,7 +66,7 @@ async function totalLeads(campaignId?: string): Promise<number> {
 async function allLeads(campaignId?: string, limit = 1000): Promise<{ leads: Lead[]; total: number; pages: number }> {
   const leads: Lead[] = [];
   let cursor: string | null = null;
-  let total = -1;
+  let total: number;
   let pages = 0;
   do {
     const qs = new URLSearchParams({ limit: String(limit) });

@@ -94,7 +94,7 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
       await stopMaster(dir);
       if (attempt < 3 && /in use/i.test(logs.join('\n'))) continue;
       await rm(dir, { recursive: true, force: true });
-      throw new Error(`dovecot did not start: ${(err as Error).message}\n${logs.join('\n')}`);
+      throw new Error(`dovecot did not start: ${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
     }
   }
   const { imapPort, imapsPort, lmtpPort } = ports;

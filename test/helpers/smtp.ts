@@ -2,16 +2,9 @@
  * A real SMTP server for tests (smtp-server on 127.0.0.1), plus the two misbehaving
  * endpoints the sign-in tests need: a server that never speaks and a port nobody answers.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { simpleParser, type HeaderValue } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-
-const run = promisify(execFile);
 
 export interface ReceivedMessage {
   envelope: { from: string; to: string[] };

@@ -144,7 +144,7 @@ export function createHttpAdapter(
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     inFlight++;
     try {
       // A browser on a DNS-rebinding page reaches 127.0.0.1 under the attacker's name: refused before anything is read.
@@ -184,7 +184,9 @@ export function createHttpAdapter(
       inFlight--;
       if (inFlight === 0) idle?.();
     }
-  });
+  };
+  // Node does nothing with a listener's promise; answer() turns every failure into a 500 itself, so it never rejects.
+  const server = createServer((req, res) => void answer(req, res));
 
   return {
     server,

@@ -72,8 +72,8 @@ async function addOnAws(table: string, region: string | undefined, email: string
       await client.send(new DescribeTableCommand({ TableName: table }));
     } catch (err) {
       const name = (err as Error).name;
-      if (name === 'ResourceNotFoundException') throw new Error(`there is no table ${table} in ${await client.config.region()}: deploy the stage first, or check --table and --region.`);
-      throw new Error(`could not reach the table ${table} with your AWS credentials (${(err as Error).message}).`);
+      if (name === 'ResourceNotFoundException') throw new Error(`there is no table ${table} in ${await client.config.region()}: deploy the stage first, or check --table and --region.`, { cause: err });
+      throw new Error(`could not reach the table ${table} with your AWS credentials (${(err as Error).message}).`, { cause: err });
     }
     return (await users.upsert({ store: new DynamoStore(client, table), wallClock: systemClock }, { email, password })).created;
   } finally {

@@ -94,6 +94,7 @@ export function smtpMailer(opts: SmtpMailerOptions = {}): Mailer {
       const result = previous.then(() => sendNow(transport, email, hooks));
       const settled = result.catch(() => undefined);
       queues.set(transport.mailboxId, settled);
+      // Not awaited: settled never rejects, and this only forgets the mailbox's queue once nothing follows it.
       void settled.then(() => {
         if (queues.get(transport.mailboxId) === settled) queues.delete(transport.mailboxId);
       });

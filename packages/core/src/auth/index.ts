@@ -161,7 +161,7 @@ export async function authenticate(deps: AuthDeps, authorization: string | undef
     const issuedMs = typeof payload.iatMs === 'number' ? payload.iatMs : (payload.iat ?? 0) * 1000;
     if (user.passwordChangedAt !== undefined && issuedMs < changedAtMs(user.passwordChangedAt)) throw new Error('token from before a password reset');
     return { email: payload.sub };
-  } catch (err) {
+  } catch {
     throw new UnauthorizedError('The bearer token is not valid or has expired: sign in again.');
   }
 }

@@ -4,7 +4,7 @@ import { bounceRateThresholdOf, fromItem as campaignFromItem } from '../campaign
 import { queryAll } from '../collections.ts';
 import { pairDayKey, pairKey, trippedIndex, trippedPairsOf, withoutTrippedIndex } from './breaker.keys.ts';
 import { pairDayFromItem, pairFromItem, type BreakerPair } from './breaker.entity.ts';
-import type { Item, TransactOp } from '../ports/store.ts';
+import type { TransactOp } from '../ports/store.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { eventOps } from '../webhooks/events.ts';
 

@@ -35,7 +35,7 @@ const TRIGGER_SET: ReadonlySet<string> = new Set(TRIGGERS);
  * Unicode whitespace (tab, CR, LF, space, NBSP, ...), C0 and C1 control
  * characters, DEL, and zero-width format characters.
  */
-const LEADING_NOISE = /^[\s\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2060]*/u;
+const LEADING_NOISE = /^[\s\p{Cc}\u200B-\u200F\u2060]*/u;
 
 /** The rule in words and data, for docs and for clients that want to show it. */
 export const CSV_INJECTION_RULE = {

@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts';
 import { eachLimited, queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import { hasCredentials, imapLogin, MailboxAccessError } from '../mailbox/access.ts';
-import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
+import { allMailboxes } from '../mailbox/keys.ts';
 import { fromItem as mailboxFromItem, type Mailbox } from '../mailbox/entity.ts';
 import { isReservedHost } from '../mailbox/signin.ts';
 import { InboxReadError } from '../ports/mail-reader.ts';

@@ -146,7 +146,10 @@ describe('nextOpen, property', () => {
         let minute = 0;
         let weekday = 0;
         for (let m = Math.ceil(t / MIN) * MIN, set = true; m < r; m += MIN) {
-          while (i + 1 < table.at.length && table.at[i + 1]! <= m) (i++, (set = true));
+          while (i + 1 < table.at.length && table.at[i + 1]! <= m) {
+            i++;
+            set = true;
+          }
           if (set) {
             const local = Math.floor((m + table.off[i]!) / MIN);
             minute = ((local % 1440) + 1440) % 1440;
@@ -156,7 +159,10 @@ describe('nextOpen, property', () => {
           if (minute >= p.s && minute < p.e && (p.mask & (1 << weekday)) !== 0) {
             expect.fail(`${zone} ${JSON.stringify(w)} from ${new Date(t).toISOString()}: open at ${new Date(m).toISOString()}, answered ${new Date(r).toISOString()}`);
           }
-          if (++minute === 1440) (minute = 0), (weekday = (weekday + 1) % 7);
+          if (++minute === 1440) {
+            minute = 0;
+            weekday = (weekday + 1) % 7;
+          }
         }
         expect(isOpen(w, zone, t)).toBe(false);
       }),

@@ -127,7 +127,7 @@ function intlOffset(zone: string, t: number): number {
       inNumber = false;
     }
   }
-  if (inNumber && k < 6) f[k++] = n;
+  if (inNumber && k < 6) f[k] = n;
   const local = Date.UTC(f[2]!, f[0]! - 1, f[1]!, f[3]! % 24, f[4]!, f[5]!);
   return local - Math.floor(t / 1000) * 1000;
 }

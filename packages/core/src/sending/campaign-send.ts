@@ -181,6 +181,7 @@ export const SENT_ABSENT_CONFIRM_MS = 5 * 60_000;
  * sent like a send no folder could settle (a lead never waits for good).
  */
 async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promise<boolean> {
+  let now: number;
   try {
     // A claim always stores its Message-ID; without one there is nothing the folder could be found to hold.
     const found = job.messageId !== undefined && (await deps.mailReader.sentContains(await imapLogin(deps, mailbox), job.messageId));
@@ -192,7 +193,7 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     // Absent too soon after the send says nothing: a server files within seconds, and a local start settles every
     // claim at once. Asked again at a later tick rather than sent twice.
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < FILING_DELAY_MS) return false;
-    const now = deps.clock.now();
+    now = deps.clock.now();
     // The first miss is noted and the folder asked again at a later tick: only a second miss, SENT_ABSENT_CONFIRM_MS on, sends again.
     if (job.sentMissingAt === undefined) {
       await deps.store.update(jobKey(job.id), { set: { sentMissingAt: now }, if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'messageId', op: '=', value: job.messageId }] } }).catch((err) => {
@@ -201,13 +202,15 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
       return false;
     }
     if (now - job.sentMissingAt < SENT_ABSENT_CONFIRM_MS) return false;
-    deps.log.warn('send outcome settled: not in the Sent folder at two lookups, sending again', { jobId: job.id });
-    return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt', 'sentMissingAt'] });
   } catch (err) {
     deps.log.warn('could not read the Sent folder; will try again', { jobId: job.id, err });
     if (deps.wallClock.now() - (job.smtpStartedAt ?? 0) < SENT_LOOKUP_GIVE_UP_MS) return false;
     return takeAsSent(deps, job);
   }
+  // Outside the try on purpose: a failed write here is the table's error, for the dispatcher, not an unreadable
+  // folder (whose handling could end in taking as sent an email just found absent twice).
+  deps.log.warn('send outcome settled: not in the Sent folder at two lookups, sending again', { jobId: job.id });
+  return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt', 'sentMissingAt'] });
 }
 
 /**

@@ -94,7 +94,7 @@ export async function composeEmail(
   const thread = lead.thread ?? {};
 
   let body: string;
-  let aiGenerated = false;
+  let aiGenerated: boolean;
   if (kept) {
     body = kept;
     aiGenerated = true;

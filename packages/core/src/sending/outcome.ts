@@ -8,7 +8,6 @@ import type { Deps } from '../deps.ts';
 import { withoutAddresses } from '../log.ts';
 import type { SendResult } from '../ports/mailer.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
-import { mailboxKey } from '../mailbox/keys.ts';
 import { setMailboxError } from '../mailbox/error-state.ts';
 import { refundDailySend } from './cadence.ts';
 import type { Composed } from './compose.ts';

@@ -85,6 +85,7 @@ function transferTurn(deps: Pick<Deps, 'mailer'>): { enter(): Promise<void>; lea
   return {
     enter: () =>
       new Promise<void>((entered) => {
+        // Not awaited: the turn is held in the background until leave() or the hold ends; its work cannot throw.
         void inTurn(deps, 'transfer', async () => {
           entered();
           await Promise.race([left, new Promise<void>((r) => (timer = setTimeout(r, TRANSFER_HOLD_MS)))]);
@@ -105,6 +106,7 @@ export async function inTurn<T>(deps: Pick<Deps, 'mailer'>, turn: string, work: 
   const mine = before.then(work, work);
   const settled = mine.catch(() => undefined);
   byTurn.set(turn, settled);
+  // Not awaited: settled never rejects, and this only forgets the turn once nothing follows it.
   void settled.then(() => {
     if (byTurn.get(turn) === settled) byTurn.delete(turn);
   });

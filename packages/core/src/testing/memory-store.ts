@@ -365,7 +365,7 @@ function checkKey(key: Key): string {
 }
 
 /** An item as written: table keys present, index keys (when present) non-empty strings, at most 400 KB. */
-function checkItem(item: Stored, write: 'put' | 'update'): void {
+function checkItem(item: Stored): void {
   checkKeyAttr('pk', item.pk);
   checkKeyAttr('sk', item.sk);
   for (const index of INDEXES) {
@@ -386,10 +386,10 @@ function checkItem(item: Stored, write: 'put' | 'update'): void {
   if (itemSize(item) > MAX_ITEM_BYTES) throw new EngineError('TOO_LARGE', 'This record would be larger than the table takes (400 KB an item): shorten its text.');
 }
 
-function marshalItem(item: Item, write: 'put' | 'update' = 'put'): Stored {
+function marshalItem(item: Item): Stored {
   if (item === null || typeof item !== 'object') throw new ValidationException('One of the required keys was not given a value');
   const stored = toMap(enumerable(item));
-  checkItem(stored, write);
+  checkItem(stored);
   return stored;
 }
 
@@ -476,7 +476,7 @@ function compileUpdate(u: Update): Change {
       after[k] = { N: addNumbers(current ? current.N : '0', (v as { N: string }).N) };
     }
     for (const k of remove) delete after[k];
-    checkItem(after, 'update');
+    checkItem(after);
     return after;
   };
 }

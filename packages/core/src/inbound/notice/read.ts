@@ -109,7 +109,7 @@ function noticeText(m: InboundMessage): string {
 
 const STATUS = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/;
 /** An SMTP reply code where a server's answer starts: at a line start, or after "said:", "<<<", a colon or a bracket. */
-const REPLY_CODE = /(?:^|[\s:(\[<>"])([245])\d\d(?=[\s,;.-]|$)/m;
+const REPLY_CODE = /(?:^|[\s:([<>"])([245])\d\d(?=[\s,;.-]|$)/m;
 
 /** A status from the words, else from the SMTP reply code; the class decides 5.0.0 or 4.0.0. */
 function statusIn(text: string): string | undefined {
@@ -242,7 +242,7 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
   // A success notice without a report names delivered recipients, not failed ones.
   // A text that also quotes a permanent failure ("... while your message was delivered to the following address:
   // 550 5.1.1 User unknown") is not a success, whatever else its sentences say.
-  const permanentCode = /\b5\.\d{1,3}\.\d{1,3}\b|(^|[\s:(\[<>"])5[0-5]\d(?=[\s-])/.test(text);
+  const permanentCode = /\b5\.\d{1,3}\.\d{1,3}\b|(^|[\s:([<>"])5[0-5]\d(?=[\s-])/.test(text);
   if (SUCCESS_SUBJECT.test(m.subject) || (SUCCESS_TEXT.test(text) && !PERMANENT.test(m.subject) && !permanentCode)) return [];
 
   // 2. X-Failed-Recipients (Exim, Google), with the prose's words about each.

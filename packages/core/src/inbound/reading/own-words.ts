@@ -29,7 +29,7 @@ const SIGN_OFF = new RegExp(
 );
 
 /** A contact line of a signature ("T: 0121 …", "M: … | E: …", "Mobil: …", "www.…", a bare phone number, an inline image). */
-const CONTACT = /^(?:(?:t|m|e|p|f|w|d|o|tel|tel\.|phone|mobile|mobil|mob|cell|office|direct|direct line|fax|email|e-mail|web|ligne directe|movil|telefone|telefoon|celular|telemovel)\s?[:.]|www\.|https?:\/\/\S+$|\[cid:|<https?:|\+?[\d(][\d\s().\/-]{6,}(?:\s?\|.*)?$)/;
+const CONTACT = /^(?:(?:t|m|e|p|f|w|d|o|tel|tel\.|phone|mobile|mobil|mob|cell|office|direct|direct line|fax|email|e-mail|web|ligne directe|movil|telefone|telefoon|celular|telemovel)\s?[:.]|www\.|https?:\/\/\S+$|\[cid:|<https?:|\+?[\d(][\d\s()./-]{6,}(?:\s?\|.*)?$)/;
 
 /** Banners and disclaimers, in six languages: phrases that only legal or security boilerplate uses. */
 const DISCLAIMER = new RegExp(

@@ -7,7 +7,7 @@
  * of underscores or an "-----Original Message-----" line; or '>' lines.
  * Every regex here is anchored and bounded, so a hostile line costs linear time.
  */
-import { fold, foldLines } from './fold.ts';
+import { foldLines } from './fold.ts';
 
 /** An attribution: starts like "On …"/"Am …"/"Le …" and names the writer with a "wrote" verb before the closing colon. */
 const ATTRIBUTION_OPENING = /^(?:on|am|le|el|em|op|il|the)\s.{0,240}(?:wrote|writes|schrieb|a ecrit|escribio|escreveu|schreef|geschreven|ha scritto)(?:\s[^:]{0,160})?\s?:$/;

@@ -73,7 +73,7 @@ const READ_CHARS = 6000;
 function aloneOnLine(text: string, start: number, end: number): boolean {
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   const lineEnd = text.indexOf('\n', end);
-  return text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim().replace(/^[<(\[]|[>)\].]$/g, '') === text.slice(start, end);
+  return text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim().replace(/^[<([]|[>)\].]$/g, '') === text.slice(start, end);
 }
 
 /** The replier's other address (a personal one, a second domain): its local part holds both their first and last name. */
