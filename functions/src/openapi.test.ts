@@ -119,7 +119,7 @@ describe('docs/openapi.json', () => {
       const deps = unitDeps({ config: { publicBaseUrl, rateLimits: false, timeScale: 1 } });
       const out = await withDeps(deps, () => fallback(event as unknown as APIGatewayProxyEventV2, { awsRequestId: 'a-1', functionName: 'fallback', getRemainingTimeInMillis: () => 29_000 } as unknown as Context));
       expect(out.statusCode).toBe(200);
-      return JSON.parse(out.body) as Record<string, unknown>;
+      return JSON.parse(out.body ?? '') as Record<string, unknown>;
     };
     expect(await served('https://outbound.example.com')).toEqual({ ...file, servers: [{ url: 'https://outbound.example.com' }] });
     // Without an address the answer is the file itself, its placeholder server included.
