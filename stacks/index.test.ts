@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allRoutes, functions, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
 import { routeVariables } from '../deploy-rehearsal/src/checks.ts';
 import { API_THROTTLE, deploy, POLLER_DEADLINE_MARGIN_S, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
