@@ -44,9 +44,9 @@ export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100
 
 /**
  * Each public route's own, lower limits (and the catch-all's): anyone can send
- * these, so a flood on all of them at once reaches at most 10 × 5 requests a
- * second of Lambda, which leaves the account's concurrency to the signed-in API
- * and the sender. The engine's own per-address limits stay far below (a login
+ * these, so a flood on all of them at once (ten keys today) reaches about 5
+ * requests a second each of Lambda, which leaves the account's concurrency to
+ * the signed-in API and the sender. The engine's own per-address limits stay far below (a login
  * 10 a minute, the webhook 30).
  */
 export const PUBLIC_THROTTLE = { throttlingRateLimit: 5, throttlingBurstLimit: 10 };
