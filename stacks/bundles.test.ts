@@ -157,6 +157,16 @@ describe('the Lambda bundles', () => {
     expect(sender.has('imapflow')).toBe(false);
   });
 
+  it('carry only the zod they use: none of its translations but English', () => {
+    // `import { z } from 'zod'` hands esbuild zod's whole namespace object, so every bundle kept all of zod
+    // (about 460 KiB: its 40-odd translations, the JSON Schema reader); `import * as z` lets it keep what is used.
+    for (const b of bundles) {
+      const zod = [...b.files].filter((f) => f.includes('node_modules/zod/'));
+      expect(zod.length, b.name).toBeGreaterThan(0);
+      expect(zod.filter((f) => /\/locales\/(?!en\.js$)/.test(f)), b.name).toEqual([]);
+    }
+  });
+
   it('each loads alone, with no node_modules, and answers a real event against the local stand-ins', async () => {
     const failures: string[] = [];
     // Two at a time: the machine has two cores.

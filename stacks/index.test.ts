@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allRoutes, functions, schedules, table as tableDef, type FunctionDef } from '../functions/src/manifest.ts';
 import { routeVariables } from '../deploy-rehearsal/src/checks.ts';
-import { API_THROTTLE, deploy, POLLER_DEADLINE_MARGIN_S, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
-import type { Platform } from './platform.ts';
+import { API_THROTTLE, deploy, POLLER_DEADLINE_MARGIN_S, PUBLIC_THROTTLE, publicRouteKeys, rateExpression, RUNTIME, SQS_CONSUME, type DeployOptions } from './index.ts';
+import type { Platform, StageTransform } from './platform.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -63,9 +63,18 @@ const CronArgs = z.object({ schedule: z.string().regex(RATE), function: z.unknow
 const ApiArgs = z
   .object({
     domain: z.object({ name: z.string(), cert: z.string().optional(), dns: z.literal(false).optional() }).strict().optional(),
-    transform: z.object({ stage: z.object({ defaultRouteSettings: z.object({ throttlingRateLimit: z.number().positive(), throttlingBurstLimit: z.number().int().positive() }).strict() }).strict() }).strict(),
+    // SST calls a function transform with the stage's arguments and resource options to change in place.
+    transform: z.object({ stage: z.custom<StageTransform>((t) => typeof t === 'function', 'a function SST calls with the stage’s arguments') }).strict(),
   })
   .strict();
+/** aws.apigatewayv2.Stage's throttling settings (Pulumi AWS provider): a route's key, a rate and a whole burst. */
+const Throttle = { throttlingRateLimit: z.number().positive(), throttlingBurstLimit: z.number().int().positive() };
+const StageThrottleArgs = z
+  .object({
+    defaultRouteSettings: z.object(Throttle).strict(),
+    routeSettings: z.array(z.object({ routeKey: z.string().regex(/^(\$default|[A-Z]+ \/\S*)$/), ...Throttle }).strict()).min(1),
+  })
+  .passthrough();
 const AlarmArgs = z
   .object({
     alarmDescription: z.string().max(1024),
@@ -110,6 +119,7 @@ function recorder(stage = 'test') {
       }
       route(route: string, target: unknown) {
         routes.push({ route, target });
+        return { nodes: { route: `Route:${route}` } };
       }
       subscribe(target: unknown, args: unknown) {
         subscriptions.push({ target, args });
@@ -235,8 +245,29 @@ describe('stacks map the manifest onto SST', () => {
     expect(sender.consumerConcurrency).toBeLessThan(10);
   });
 
-  it('throttles the API stage', () => {
-    expect(d.of('ApiGatewayV2')[0]!.args.transform.stage.defaultRouteSettings).toEqual(API_THROTTLE);
+  it('throttles every route of the stage, and each public route (and the catch-all) lower, once the routes exist', async () => {
+    const transform = d.of('ApiGatewayV2')[0]!.args.transform.stage as StageTransform;
+    // As SST calls it, with the stage's own arguments and options.
+    const args: Record<string, unknown> = { apiId: 'api-id', autoDeploy: true, name: '$default' };
+    const opts: { parent: string; dependsOn?: unknown } = { parent: 'Api' };
+    transform(args, opts);
+    expect(StageThrottleArgs.safeParse(args).error).toBeUndefined();
+    expect(args).toMatchObject({ apiId: 'api-id', autoDeploy: true, name: '$default', defaultRouteSettings: API_THROTTLE });
+    const settings = args.routeSettings as { routeKey: string }[];
+    const publicKeys = [...allRoutes().filter((r) => r.public).map((r) => r.key), '$default'];
+    expect(settings.map((r) => r.routeKey).sort()).toEqual(publicKeys.sort());
+    expect(publicRouteKeys().sort()).toEqual(publicKeys.sort());
+    expect(publicKeys).toEqual(expect.arrayContaining(['POST /v1/auth/login', 'POST /v1/leads/webhook', 'GET /unsubscribe/{token}', 'GET /v1/oauth/{provider}/callback', 'GET /v1/openapi.json']));
+    for (const s of settings) expect(s).toEqual({ routeKey: s.routeKey, ...PUBLIC_THROTTLE });
+    // Lower than the authenticated routes', which keep the default.
+    expect(PUBLIC_THROTTLE.throttlingRateLimit).toBeLessThan(API_THROTTLE.throttlingRateLimit);
+    expect(PUBLIC_THROTTLE.throttlingBurstLimit).toBeLessThan(API_THROTTLE.throttlingBurstLimit);
+    expect(settings.some((s) => s.routeKey === 'GET /v1/replies')).toBe(false);
+    // The stage waits for exactly the routes its settings name (AWS refuses a setting for a route key it does not have).
+    expect(opts.parent).toBe('Api');
+    const waitsFor = await Promise.all([opts.dependsOn].flat());
+    expect(waitsFor.flat().sort()).toEqual(publicKeys.map((k) => `Route:${k}`).sort());
+    expect(d.routes.map((r) => r.route)).toEqual(expect.arrayContaining(publicKeys));
   });
 
   it('creates the table of the manifest, with its indexes, TTL, point-in-time recovery, and deletion protection in production only', () => {

@@ -1,15 +1,18 @@
 import {
+  allRoutes,
   buckets,
+  catchAllFunction,
   functions,
   INSTALL_SECRET_PURPOSE,
   OAUTH_SECRETS,
   queues,
+  routeKey,
   schedules,
   table as tableDef,
   type FunctionDef,
 } from '../functions/src/manifest.ts';
 import { NAMESPACE } from '../packages/aws/src/emf-metrics.ts';
-import type { Fn, FunctionArgs, Output, Permission, Platform } from './platform.ts';
+import type { Fn, FunctionArgs, Output, Permission, Platform, StageTransform } from './platform.ts';
 
 /** What an operator chooses at deploy time (docs/deploy.md): read from the environment by sst.config.ts. */
 export interface DeployOptions {
@@ -33,8 +36,39 @@ export const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQ
 /** Lambda runtime: Node 24 (Lambda's Node 22 support ends on 2027-04-30; SST maps it to an es2024 build). */
 export const RUNTIME = 'nodejs24.x';
 
-/** The API stage's limits: a flood on the public routes is refused at the edge, before it costs a Lambda. */
+/**
+ * The stage's default route limits. API Gateway keeps a bucket per route, so
+ * every authenticated route has 50 requests a second, bursts of 100, of its own.
+ */
 export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100 };
+
+/**
+ * Each public route's own, lower limits (and the catch-all's): anyone can send
+ * these, so a flood on all of them at once (ten keys today) reaches about 5
+ * requests a second each of Lambda, which leaves the account's concurrency to
+ * the signed-in API and the sender. The engine's own per-address limits stay far below (a login
+ * 10 a minute, the webhook 30).
+ */
+export const PUBLIC_THROTTLE = { throttlingRateLimit: 5, throttlingBurstLimit: 10 };
+
+/** The route keys that need no token: the manifest's public routes and API Gateway's catch-all. */
+export const publicRouteKeys = (): string[] => [...allRoutes().filter((r) => r.public).map((r) => r.key), '$default'];
+
+/**
+ * The `$default` stage's throttle, as a transform of the stage SST makes:
+ * the default for every route, and a setting of its own for each public one.
+ * AWS refuses a setting for a route key the API does not have yet, and SST
+ * makes the stage in the API's constructor, before any route: so the stage
+ * also depends on the public routes, which `routes` resolves to once they are
+ * made, and Pulumi creates (or updates) it after them, and deletes it before.
+ */
+export const stageThrottle =
+  (routes: Promise<Output[]>): StageTransform =>
+  (args, opts) => {
+    args.defaultRouteSettings = API_THROTTLE;
+    args.routeSettings = publicRouteKeys().map((routeKey) => ({ routeKey, ...PUBLIC_THROTTLE }));
+    opts.dependsOn = [...(opts.dependsOn === undefined ? [] : [opts.dependsOn].flat()), routes];
+  };
 
 /**
  * Maps the one manifest onto AWS: the table, the KMS key, the queues, one
@@ -85,9 +119,12 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     lifecycle: [{ expiresIn: `${buckets.uploads.expireDays} day${buckets.uploads.expireDays === 1 ? '' : 's'}` }],
   });
 
+  let publicRoutesMade!: (routes: Output[]) => void;
+  let publicRoutesFailed!: (err: unknown) => void;
+  const publicRoutes = new Promise<Output[]>((resolve, reject) => ((publicRoutesMade = resolve), (publicRoutesFailed = reject)));
   const api = new p.ApiGatewayV2('Api', {
     ...(opts.domain ? { domain: { name: opts.domain, ...(opts.domainCertArn ? { cert: opts.domainCertArn, dns: false as const } : {}) } } : {}),
-    transform: { stage: { defaultRouteSettings: API_THROTTLE } },
+    transform: { stage: stageThrottle(publicRoutes) },
   });
   const publicBaseUrl: Output = opts.domain ? `https://${opts.domain}` : api.url;
 
@@ -136,18 +173,31 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
   };
 
   const made: Record<string, Fn> = {};
-  for (const [name, def] of Object.entries(functions) as [string, FunctionDef][]) {
-    const fn = (made[name] = new p.Function(cap(name), args(name, def)));
-    for (const r of def.routes ?? []) api.route(`${r.method} ${r.path}`, fn.arn);
-    if (def.catchAll) api.route('$default', fn.arn);
-    if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
-    if (def.consumes) {
-      queueOf[def.consumes].subscribe(fn.arn, {
-        batch: { size: 10, partialResponses: true },
-        // Bounded where the messages are taken, so a launch waits in the queue instead of being throttled back into it.
-        transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: def.consumerConcurrency ?? 2 } } },
-      });
+  // The stage's settings name the public routes: it waits for them (stageThrottle).
+  const publicMade: Record<string, Output> = {};
+  const routeTo = (key: string, fn: Fn, isPublic: boolean) => {
+    const route = api.route(key, fn.arn);
+    if (isPublic) publicMade[key] = route.nodes.route;
+  };
+  try {
+    for (const [name, def] of Object.entries(functions) as [string, FunctionDef][]) {
+      const fn = (made[name] = new p.Function(cap(name), args(name, def)));
+      for (const r of def.routes ?? []) routeTo(routeKey(r), fn, Boolean(r.public));
+      if (def.catchAll) routeTo('$default', fn, true);
+      if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
+      if (def.consumes) {
+        queueOf[def.consumes].subscribe(fn.arn, {
+          batch: { size: 10, partialResponses: true },
+          // Bounded where the messages are taken, so a launch waits in the queue instead of being throttled back into it.
+          transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: def.consumerConcurrency ?? 2 } } },
+        });
+      }
     }
+    publicRoutesMade(publicRouteKeys().map((key) => publicMade[key] ?? missing(key)));
+  } catch (err) {
+    // A stage left waiting for its routes would hold the deploy open for good: it fails with the rest instead.
+    publicRoutesFailed(err);
+    throw err;
   }
 
   // SST's component names are one namespace, compared ignoring case: a schedule may not share its function's name.
@@ -238,3 +288,7 @@ const pollerName = () => schedules.poll!.fn;
 const pollerTimeoutSeconds = () => (functions[pollerName()] as FunctionDef).timeoutSeconds ?? 29;
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function missing(key: string): never {
+  throw new Error(`The stage throttles ${key}, a route the API does not have (the manifest's public routes and ${catchAllFunction}'s catch-all).`);
+}

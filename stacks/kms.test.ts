@@ -98,7 +98,9 @@ describe('KMS grants follow what each function’s code seals and opens', () => 
         constructor(name: string, args?: { permissions?: Permission[] }) {
           if (kind === 'Function') made[name] = args!.permissions!;
         }
-        route() {}
+        route() {
+          return { nodes: { route: '' } };
+        }
         subscribe() {}
         notify() {}
       };

@@ -54,8 +54,15 @@ export interface Queue {
 export interface Api {
   url: Output;
   nodes: { api: { id: Output } };
-  route(route: string, handler: Output): unknown;
+  /** SST's ApiGatewayV2LambdaRoute: `nodes.route` is the API Gateway route itself. */
+  route(route: string, handler: Output): { nodes: { route: Output } };
 }
+/**
+ * A transform of the stage SST makes for the API (`transform.stage` as a
+ * function): it changes aws.apigatewayv2.Stage's arguments and Pulumi's
+ * resource options in place. `dependsOn` takes resources, or a promise of them.
+ */
+export type StageTransform = (args: Record<string, unknown>, opts: { dependsOn?: unknown }) => void;
 export interface KmsKey {
   arn: Output;
 }
@@ -89,7 +96,7 @@ export interface Platform {
     name: string,
     args?: {
       domain?: { name: string; cert?: string; dns?: false };
-      transform?: { stage?: Record<string, unknown> };
+      transform?: { stage?: StageTransform };
     },
   ) => Api;
   Cron: new (name: string, args: { schedule: string; function: Output }) => unknown;

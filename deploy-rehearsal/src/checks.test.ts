@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allows, checkStage, eventSourceRoles, namesAndLimits, queueVisibility, reservedConcurrency, routeVariables, teardown } from './checks.ts';
+import { allows, checkStage, eventSourceRoles, namesAndLimits, queueVisibility, reservedConcurrency, routeSettingsAfterRoutes, routeVariables, teardown } from './checks.ts';
 import type { Recorded, StageReport } from './report.ts';
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:app-dev-Send';
@@ -73,5 +73,25 @@ describe('the rehearsal’s AWS-side checks', () => {
     expect(teardown(stage(CONSUME, { stage: 'dev' }))).toEqual([]);
     expect(teardown(stage(CONSUME, { stage: 'dev', protect: true }))).toEqual([expect.stringContaining('deletion protection on in stage dev')]);
     expect(teardown(stage(CONSUME, { stage: 'production', protect: true }))).toEqual([expect.stringContaining('deleted by `sst remove` in stage production')]);
+  });
+
+  it('refuse a stage setting for a route the stage does not wait for, or that its API does not have', () => {
+    const urn = (name: string) => `urn:pulumi:dev::outbound::aws:apigatewayv2/route:Route::${name}`;
+    const route = (name: string, routeKey: string): Recorded => ({ type: 'aws:apigatewayv2/route:Route', name, urn: urn(name), inputs: { apiId: 'api', routeKey }, outputs: {} });
+    const api = (dependencies: string[], keys: string[]): StageReport => ({
+      stage: 'dev',
+      errors: [],
+      resources: [
+        route('Login', 'POST /v1/auth/login'),
+        route('Fallback', '$default'),
+        { type: 'aws:apigatewayv2/stage:Stage', name: 'ApiStage', inputs: { apiId: 'api', routeSettings: keys.map((routeKey) => ({ routeKey, throttlingRateLimit: 5, throttlingBurstLimit: 10 })) }, outputs: {}, dependencies },
+      ],
+    });
+    expect(routeSettingsAfterRoutes(api([urn('Login'), urn('Fallback')], ['POST /v1/auth/login', '$default']))).toEqual([]);
+    // Made in the API's constructor and left there, the stage would be created before the routes: AWS refuses it.
+    expect(routeSettingsAfterRoutes(api([urn('Login')], ['POST /v1/auth/login', '$default']))).toEqual([expect.stringContaining('$default that does not wait for Fallback')]);
+    expect(routeSettingsAfterRoutes(api([urn('Login')], ['GET /v1/nothing']))).toEqual([expect.stringContaining('GET /v1/nothing, a route its API does not have')]);
+    // A stage without settings waits for nothing.
+    expect(routeSettingsAfterRoutes(api([], []))).toEqual([]);
   });
 });

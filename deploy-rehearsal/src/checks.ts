@@ -15,6 +15,7 @@ const ROLE = 'aws:iam/role:Role';
 const QUEUE = 'aws:sqs/queue:Queue';
 const ROUTE = 'aws:apigatewayv2/route:Route';
 const PERMISSION = 'aws:lambda/permission:Permission';
+const STAGE = 'aws:apigatewayv2/stage:Stage';
 
 const of = (r: StageReport, type: string) => r.resources.filter((x) => x.type === type);
 
@@ -116,6 +117,24 @@ export function routeVariables(routeKeys: string[]): string[] {
   return problems;
 }
 
+/**
+ * AWS refuses a stage's setting for a route key its API does not have yet (SST makes the stage before any route):
+ * the stage must depend on every route its settings name, so the engine creates those routes first and deletes the
+ * stage (or its setting) before them.
+ */
+export function routeSettingsAfterRoutes(r: StageReport): string[] {
+  const problems: string[] = [];
+  for (const stage of of(r, STAGE)) {
+    const routes = of(r, ROUTE).filter((x) => x.inputs.apiId === stage.inputs.apiId);
+    for (const { routeKey } of (stage.inputs.routeSettings ?? []) as { routeKey: string }[]) {
+      const route = routes.find((x) => x.inputs.routeKey === routeKey);
+      if (!route) problems.push(`${stage.name}: a setting for ${routeKey}, a route its API does not have`);
+      else if (!route.urn || !(stage.dependencies ?? []).includes(route.urn)) problems.push(`${stage.name}: a setting for ${routeKey} that does not wait for ${route.name} (AWS refuses a setting for a route key that does not exist yet)`);
+    }
+  }
+  return problems;
+}
+
 const LIMITS: Record<string, { field: string; max: number; pattern?: RegExp }> = {
   [FN]: { field: 'name', max: 64, pattern: /^[A-Za-z0-9_-]+$/ },
   [ROLE]: { field: 'name', max: 64, pattern: /^[\w+=,.@-]+$/ },
@@ -182,6 +201,7 @@ export const CHECKS: Record<string, (r: StageReport) => string[]> = {
   'event-source roles and invoke permissions': eventSourceRoles,
   'queue visibility against consumer timeout': queueVisibility,
   'one variable name per path level': (r) => routeVariables(of(r, ROUTE).map((x) => String(x.inputs.routeKey)).sort()),
+  'route settings made after their routes': routeSettingsAfterRoutes,
   'names and Lambda limits': namesAndLimits,
   'reserved concurrency in a new account': (r) => reservedConcurrency(r),
   'teardown per stage': teardown,

@@ -14,6 +14,9 @@ export interface Recorded {
   /** Pulumi's resource options as SST left them: kept (not deleted) on `sst remove`. */
   retainOnDelete?: boolean;
   protect?: boolean;
+  /** The resource's URN, and the URNs of the resources it depends on as Pulumi sends them to its engine, which creates those first and deletes them after. */
+  urn?: string;
+  dependencies?: string[];
 }
 
 export interface StageReport {

@@ -29,6 +29,8 @@ export async function rehearse(config: Config, run: (program: () => Promise<unkn
   const rpc = await startRpc(paths);
   process.env.SST_SERVER = rpc.url;
   const recorded: Recorded[] = [];
+  const require = createRequire(import.meta.url);
+  const graph = recordDependencies(require('@pulumi/pulumi/runtime/mocks').MockMonitor);
   await pulumi.runtime.setMocks(createMocks(recorded), 'outbound', stage, false);
 
   const options: Record<string, { retainOnDelete?: boolean; protect?: boolean }> = {};
@@ -46,12 +48,35 @@ export async function rehearse(config: Config, run: (program: () => Promise<unkn
     note(err);
   }
   // Pulumi's internal queue of registrations and invokes: done when every output has resolved.
-  const settings = createRequire(import.meta.url)('@pulumi/pulumi/runtime/settings');
+  const settings = require('@pulumi/pulumi/runtime/settings');
   await settings.waitForRPCs();
   await new Promise((r) => setTimeout(r, 50));
   rpc.close();
-  for (const r of recorded) Object.assign(r, options[`${r.type}::${r.name}`] ?? {});
+  for (const r of recorded) Object.assign(r, options[`${r.type}::${r.name}`] ?? {}, graph[`${r.type}::${r.name}`] ?? {});
   const report: StageReport = { stage, resources: recorded, errors };
   writeFileSync(process.env.REHEARSAL_REPORT!, JSON.stringify(report));
   process.exit(0);
+}
+
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getDependenciesList(): string[];
+}
+type Callback = (err: unknown, res?: { getUrn(): string }) => void;
+
+/**
+ * The dependencies each registration carries to the engine (Pulumi's mocks do not hand them to newResource): what
+ * orders a real deploy, so a check can hold a resource to be made after another (checks.ts, route settings).
+ */
+function recordDependencies(monitor: { prototype: { registerResource(req: RegisterRequest, callback: Callback): unknown } }) {
+  const graph: Record<string, { urn: string; dependencies: string[] }> = {};
+  const register = monitor.prototype.registerResource;
+  monitor.prototype.registerResource = function (req, callback) {
+    return register.call(this, req, (err, res) => {
+      if (!err && res) graph[`${req.getType()}::${req.getName()}`] = { urn: res.getUrn(), dependencies: req.getDependenciesList() };
+      callback(err, res);
+    });
+  };
+  return graph;
 }

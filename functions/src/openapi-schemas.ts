@@ -5,7 +5,7 @@
  * (what OpenAPI 3.1 speaks) by `z.toJSONSchema`. Nothing here restates a
  * field or an enum core defines.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView, LaunchRefusedView } from '@outbound/core/campaign/campaign.view';
 import { DomainCheckView, PublicDomainCheckView } from '@outbound/core/deliverability/check.view';
 import { AddressInUseView, DomainView } from '@outbound/core/domain/domain.view';

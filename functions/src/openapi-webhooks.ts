@@ -4,7 +4,7 @@
  * the engine POSTs to a receiver. Kept beside openapi.ts, which spreads
  * these in; every shape is core's (webhooks/webhooks.view.ts).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { DeliveriesQuery } from '@outbound/core/webhooks/index';
 import { CreateWebhook, EVENT_TYPES } from '@outbound/core/webhooks/webhooks.schema';
 import { CreatedWebhookView, DeliveriesView, EVENT_DATA, eventView, WebhookListView } from '@outbound/core/webhooks/webhooks.view';

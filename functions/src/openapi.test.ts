@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { CampaignStatus } from '@outbound/core/campaign/entity';
 import { PROBLEM_CODES, WARNING_CODES } from '@outbound/core/campaign/launch-check';
 import { LEAD_STATUSES } from '@outbound/core/lead/entity';
+import { unitDeps } from '@outbound/core/testing/unit-deps';
 import { MailboxProvider, MailboxStatus } from '@outbound/core/mailbox/entity';
 import { SeedProvider } from '@outbound/core/seed/seed.schema';
+import { handler as fallback } from './http/fallback.ts';
+import { withDeps } from './lib/deps.ts';
 import { allRoutes, type RouteDef } from './manifest.ts';
 import { documentedRoutes, openApiDocument, openApiFileText, writeOpenApiFile } from './openapi.ts';
 
@@ -133,5 +137,21 @@ describe('docs/openapi.json', () => {
     const stale = JSON.parse(openApiFileText()) as Doc;
     delete stale.paths['/v1/replies'];
     expect(`${JSON.stringify(stale, null, 2)}\n` === openApiFileText()).toBe(false);
+  });
+
+  it('is what GET /v1/openapi.json answers, with the installation’s address as its server when it has one', async () => {
+    const file = JSON.parse(readFileSync(committed, 'utf8')) as Record<string, unknown>;
+    const served = async (publicBaseUrl: string) => {
+      const event = { version: '2.0', routeKey: 'GET /v1/openapi.json', rawPath: '/v1/openapi.json', rawQueryString: '', headers: {}, requestContext: { requestId: 'r-1', http: { method: 'GET', path: '/v1/openapi.json', sourceIp: '203.0.113.9' } }, isBase64Encoded: false };
+      const deps = unitDeps({ config: { publicBaseUrl, rateLimits: false, timeScale: 1 } });
+      const out = await withDeps(deps, () => fallback(event as unknown as APIGatewayProxyEventV2, { awsRequestId: 'a-1', functionName: 'fallback', getRemainingTimeInMillis: () => 29_000 } as unknown as Context));
+      expect(out.statusCode).toBe(200);
+      return JSON.parse(out.body ?? '') as Record<string, unknown>;
+    };
+    expect(await served('https://outbound.example.com')).toEqual({ ...file, servers: [{ url: 'https://outbound.example.com' }] });
+    // Without an address the answer is the file itself, its placeholder server included.
+    expect(await served('')).toEqual(file);
+    // And the generator's document for that address is the same one.
+    expect(await served('https://outbound.example.com')).toEqual(openApiDocument('https://outbound.example.com'));
   });
 });

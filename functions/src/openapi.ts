@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiKey } from '@outbound/core/ai-keys/index';
 import { AiKeyStatusView } from '@outbound/core/ai-keys/ai-keys.view';
 import { LoginInput } from '@outbound/core/auth/index';

@@ -20,7 +20,7 @@ import type { Blobs } from '@outbound/core/ports/blobs';
 import { dnsResolver } from '@outbound/mail/dns-resolver';
 import { oauthClient } from '@outbound/mail/oauth-client';
 import { webhookPoster } from '@outbound/mail/webhook-poster';
-import { z } from 'zod';
+import * as z from 'zod';
 import { INSTALL_SECRET_PURPOSE, type FunctionDef, type KitName } from '../manifest.ts';
 import { linkedOAuthEnv } from './linked.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineConfig } from './deps.ts';
 import { oauthAppsFromEnv } from './oauth/providers.ts';
 import { describeIssue } from './validate.ts';

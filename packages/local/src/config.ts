@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { sharedSettingsFromEnv } from '@outbound/core/config';
 import { describeIssue } from '@outbound/core/validate';
 import type { EngineOptions } from './engine.ts';

@@ -1,5 +1,5 @@
 /** A stored AI provider key: one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 /** The key itself is sealed (AES-256-GCM, bound to its provider) and never returned. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, RetryLaterError, UnauthorizedError } from '../errors.ts';
 import { signingKey } from '../settings/index.ts';

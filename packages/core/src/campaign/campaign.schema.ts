@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateSpintax } from '../copy/spintax.ts';
 import { ScheduleOrNull } from '../schedule/schedule.schema.ts';
 

@@ -1,5 +1,5 @@
 /** A campaign as the API shows it (toCampaign, list, launchCheck and launch in campaign/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEAD_STATUSES, type LeadStatus } from '../lead/entity.ts';
 import { MailboxStatus } from '../mailbox/entity.ts';
 import { AiProvider } from './campaign.schema.ts';

@@ -1,5 +1,5 @@
 /** A stored campaign: its one shape, read once from the row, and the rules read from it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { AiProvider, CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
 import { DAYS } from '../schedule/window.ts';

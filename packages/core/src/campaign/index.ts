@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
 import { contentQuality } from '../copy/quality.ts';

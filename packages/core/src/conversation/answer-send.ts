@@ -6,7 +6,7 @@
  * count counts it without refusing it. Exactly once like a campaign step: claimed before SMTP, recorded
  * after, and an unknown outcome is taken as sent, never sent again (docs/sending.md, Exactly once).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { Condition, TransactOp } from '../ports/store.ts';

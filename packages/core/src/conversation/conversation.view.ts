@@ -1,5 +1,5 @@
 /** A lead's conversation as GET /v1/leads/{id}/conversation shows it (conversation/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ReplyStatus } from '../inbound/reply-status.ts';
 
 export const OutMessageView = z.object({

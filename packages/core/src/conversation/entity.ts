@@ -3,7 +3,7 @@
  * a person's answer) or of a reply received, at most MAX_TEXT_BYTES of it. A reply's status is not kept
  * here: it changes (a person, the AI), so the conversation reads it from the reply's row.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { messageKey } from './keys.ts';
 

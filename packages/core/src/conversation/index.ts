@@ -3,7 +3,7 @@
  * their text, oldest first; and a person's answer, sent from the lead's pinned mailbox in the same thread
  * through the one send path (answer-send.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId, messageIdAt } from '../ids.ts';

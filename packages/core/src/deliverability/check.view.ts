@@ -1,5 +1,5 @@
 /** The answers of the domain checks (docs/api.md, Domain checks), as the API describes them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Fits } from '../view.ts';
 import { CheckStatus, DkimCheckStatus, type DomainCheck, type PublicDomainCheck } from './types.ts';
 

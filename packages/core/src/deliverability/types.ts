@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The statuses of a domain check (docs/api.md, Domain checks). */
 export const CheckStatus = z.enum(['PASS', 'FAIL']);

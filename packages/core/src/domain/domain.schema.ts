@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A host name: letters, digits and hyphens in dot-separated labels, at least two of them. */
 export const DomainName = z

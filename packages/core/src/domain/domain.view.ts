@@ -1,5 +1,5 @@
 /** A sending domain as the API shows it (toDomain, in domain/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CampaignStatus } from '../campaign/entity.ts';
 import { DomainCheckView } from '../deliverability/check.view.ts';
 

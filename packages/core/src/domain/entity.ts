@@ -1,5 +1,5 @@
 /** A stored sending domain: its one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import type { DomainCheck } from '../deliverability/types.ts';
 import type { PlacementRollup } from '../placement/placement.schema.ts';

@@ -1,5 +1,5 @@
 /** The bounce breaker's stored shapes: a campaign/mailbox pair and its day counts, each read once from its row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 /**

@@ -1,5 +1,5 @@
 /** What the engine stores about inbound mail: each classified message, a mailbox's INBOX reading state, and the record of every email it sent; one shape each, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { inboundKey, leadInboundIndex, replyIndexes, senderInboundIndex } from './keys.ts';
 import type { ReplyView } from './reply.view.ts';

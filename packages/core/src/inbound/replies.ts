@@ -3,7 +3,7 @@
  * filters, a person's changes, and what a status does. A status changes in one transaction with its
  * `reply.status_changed` event; a removal request suppresses the address as the unsubscribe button does.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Condition, Item, TransactOp } from '../ports/store.ts';

@@ -2,7 +2,7 @@
  * What a reply means (docs/inbound.md, "Reply statuses"). The rules read the
  * first seven from the reply's own words; a person may also set the last three.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Statuses the engine's rules (or the customer's AI) may give. NEEDS_REVIEW: the rules could not tell with confidence. */
 export const RULE_STATUSES = ['INTERESTED', 'QUESTION', 'NOT_NOW', 'NOT_INTERESTED', 'WRONG_PERSON', 'UNSUBSCRIBE', 'NEEDS_REVIEW'] as const;

@@ -1,5 +1,5 @@
 /** A reply as GET /v1/replies shows it (toReply, in inbound/inbound.schema.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Referral, ReplyStatus, StatusSource } from './reply-status.ts';
 
 export const ReplyView = z.object({

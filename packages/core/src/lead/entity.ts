@@ -1,5 +1,5 @@
 /** A stored lead: its one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item, Key } from '../ports/store.ts';
 import { leadIndexes, leadKey } from './keys.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { neutralizeCell, neutralizeLead } from '../guardrails/csv-injection.ts';
 import { Email, parse } from '../validate.ts';
 

@@ -1,5 +1,5 @@
 /** A lead as the API shows it (toLead, in lead/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LeadBounce, LeadStatus } from './entity.ts';
 
 /** The row without its keys: names null when it has none, custom fields an object. Open: the row's other fields show too. */

@@ -4,7 +4,7 @@
  * sign in to it). Every part of the engine that asks one of these questions
  * asks here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { mailboxIndexes, mailboxKey } from './keys.ts';
 

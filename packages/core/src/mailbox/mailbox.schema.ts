@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Email } from '../validate.ts';
 import { DEFAULT_DAILY_CAP, MailboxProvider as StoredProvider } from './entity.ts';
 

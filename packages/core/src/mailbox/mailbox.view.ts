@@ -1,5 +1,5 @@
 /** A mailbox as the API shows it (toMailbox, in mailbox/index.ts): never its credentials. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MailboxAuth, MailboxProvider, MailboxStatus } from './entity.ts';
 
 export const MailboxView = z.object({

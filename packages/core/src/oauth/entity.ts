@@ -1,5 +1,5 @@
 /** An authorization in progress (oauthStateKey): one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { OAuthProvider } from './oauth.schema.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const OAuthProvider = z.enum(['google', 'microsoft'], { error: 'must be google or microsoft' });
 

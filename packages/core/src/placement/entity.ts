@@ -4,7 +4,7 @@
  * once read, their verdict. Read through these, so the run's code never
  * coerces a stored field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { Job } from '../sending/job.entity.ts';
 import type { PlacementRollup } from './placement.schema.ts';

@@ -6,7 +6,7 @@
  * rollup is kept on the domain for GET /v1/domains/{id}/placement-sample.
  * A sample is never a campaign send: no campaign, lead or breaker sees it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { ConflictError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';

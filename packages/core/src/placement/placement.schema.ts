@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** POST /v1/domains/{id}/placement-sample: what the samples say (docs/placement.md). */
 export const StartSample = z

@@ -1,5 +1,5 @@
 /** Placement samples and runs as the API shows them (sample and toRun, in placement/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Verdict } from './entity.ts';
 
 const Counts = z.object({ inbox: z.int(), spam: z.int(), missing: z.int() });

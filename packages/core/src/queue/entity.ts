@@ -1,5 +1,5 @@
 /** The queue's state counters (queueCounterKeys): one shape, read once from each shard. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { stateCounter } from '../sending/keys.ts';
 

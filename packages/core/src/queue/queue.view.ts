@@ -1,5 +1,5 @@
 /** GET /v1/queue/status as the API shows it (status, in queue/index.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A listed job: on the queue and due (waiting), being sent (active), or planned for later (delayed). */
 export const ListedJobState = z.enum(['waiting', 'active', 'delayed']);

@@ -1,5 +1,5 @@
 /** A rate-limit window's counter (rateWindowKey): one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 export const RateWindow = z.looseObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import ct from 'countries-and-timezones';
 import { DAYS, wallMs, type Day } from './window.ts';
 

@@ -1,5 +1,5 @@
 /** A stored seed inbox: its one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { DEFAULT_IMAP_PORT } from '../mailbox/entity.ts';
 import { SeedProvider } from './seed.schema.ts';

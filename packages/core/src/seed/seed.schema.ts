@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Email } from '../validate.ts';
 import { Host, Port } from '../mailbox/mailbox.schema.ts';
 

@@ -1,5 +1,5 @@
 /** A seed inbox as the API shows it (toSeed, in seed/index.ts): never its password. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SeedProvider } from './seed.schema.ts';
 
 export const SeedView = z.object({

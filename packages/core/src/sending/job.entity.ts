@@ -5,7 +5,7 @@
  * Rows are read through fromItem, so the send path reads typed values and
  * nothing outside this module coerces a stored job field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item, Key } from '../ports/store.ts';
 import { dueIndex, jobCollectionIndex, jobKey } from './keys.ts';
 

@@ -1,5 +1,5 @@
 /** The answer of GET /v1/leads/{id}/next-send (sending/next-send.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const BLOCK_RULES = ['window', 'waitDays', 'cadence', 'dailyCap', 'paused', 'breaker', 'outOfOffice', 'suppressed', 'finished', 'mailbox', 'domain'] as const;
 export type BlockRule = (typeof BLOCK_RULES)[number];

@@ -3,7 +3,7 @@
  * mailbox's sends of one day. Both may be missing (never paused, nothing
  * sent yet), which reads as running and zero.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 /** POST /v1/queue/pause writes it (queueSwitchKey). */

@@ -1,5 +1,5 @@
 /** Install-wide setting items: one shape each, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 /** An installation secret (settingKey): sealed, base64 inside. */

@@ -1,5 +1,5 @@
 /** An entry of the install-wide suppression list: one shape, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { listedHash, suppressionIndex, suppressionKey } from './keys.ts';
 

@@ -1,5 +1,5 @@
 /** The engine's user and the sign-in guard kept beside it: one shape each, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 export const User = z.looseObject({

@@ -1,5 +1,5 @@
 /** Stored webhooks and their deliveries: one shape each, read once from the row. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 
 /** The signing secret is sealed (context `webhook-signing-secret`, bound to the webhook) and shown only when created. */

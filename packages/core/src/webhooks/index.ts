@@ -4,7 +4,7 @@
  * events.ts inside the transaction of their fact, and delivered by delivery.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError, NotFoundError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The event types a webhook may subscribe to (docs/webhooks.md, Events). */
 export const EVENT_TYPES = ['email.sent', 'reply.received', 'email.bounced', 'email.complained', 'lead.unsubscribed', 'campaign.paused', 'mailbox.error', 'reply.status_changed'] as const;

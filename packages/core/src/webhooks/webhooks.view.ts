@@ -3,7 +3,7 @@
  * receiver gets them (events.ts): the OpenAPI document's routes and its
  * `webhooks` section are made from these.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPES, type EventType } from './webhooks.schema.ts';
 import { ReplyStatus, StatusSource } from '../inbound/reply-status.ts';
 

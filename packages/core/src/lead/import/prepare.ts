@@ -1,5 +1,5 @@
 /** Reading an import's file: every row through the one lead validation, before anything is stored. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { readLeadCsv } from '../csv.ts';
 import { validateLead, type LeadInput } from '../lead.schema.ts';

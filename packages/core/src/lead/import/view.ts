@@ -1,5 +1,5 @@
 /** An import as the API shows it (importView and requestUpload, in lead/import/). */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Fits } from '../../view.ts';
 import { ImportStatus } from '../entity.ts';
 import type { requestUpload } from './index.ts';
