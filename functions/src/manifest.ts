@@ -185,6 +185,7 @@ export const functions = {
       { method: 'PATCH', path: '/v1/campaigns/{id}' },
       { method: 'DELETE', path: '/v1/campaigns/{id}' },
       { method: 'GET', path: '/v1/campaigns/{id}/launch-check' },
+      { method: 'GET', path: '/v1/campaigns/{id}/variants' },
       { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none' },
       { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none' },
       { method: 'POST', path: '/v1/campaigns/{id}/webhook-secret', body: 'none' },
