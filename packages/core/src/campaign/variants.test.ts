@@ -240,6 +240,22 @@ describe('variants', () => {
     for (const id of ids.slice(1)) expect((await leadOf(deps, id)).variant).toBe(1);
   });
 
+  it('counts a first email refused at SMTP as its variant\'s bounce, and an unsubscribe as its variant\'s, per lead', async () => {
+    const deps = unitDeps();
+    const { campaignId, ids } = await setup(deps, 2);
+    deps.mailer.answer({ ok: false, kind: 'permanent', code: 550, detail: '550 5.1.1 <p0@client.com>: Recipient address rejected: User unknown' });
+    expect(await sendFirst(deps, ids[0]!)).toBe('bounced');
+    const bouncedVariant = (await leadOf(deps, ids[0]!)).variant!;
+    expect(await sendFirst(deps, ids[1]!)).toBe('sent');
+    const lead = await leadOf(deps, ids[1]!);
+    const facts = await import('../lead/facts.ts');
+    expect(await facts.unsubscribed(deps, { email: lead.email, lead })).toBe(true);
+    const rows = (await figures(deps, campaignId)).variants;
+    expect(rows[bouncedVariant]!.bounced).toBe(1);
+    expect(rows[lead.variant!]!.unsubscribed).toBe(1);
+    expect(rows.reduce((n, r) => n + r.bounced + r.unsubscribed, 0)).toBe(2);
+  });
+
   it('names no winner at 31/1000 against 40/1000', async () => {
     const deps = unitDeps();
     const { campaignId } = await setup(deps, 0);

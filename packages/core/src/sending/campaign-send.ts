@@ -123,7 +123,8 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
       // A hard 5xx at RCPT or DATA is a bounce, read as a report's would be (lead/facts.ts).
       const at = new Date(deps.clock.now()).toISOString();
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: at } });
-      await facts.bounced(deps, lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
+      // The lead as read before the claim, with the variant the claim gave it: a first email's bounce counts for its variant.
+      await facts.bounced(deps, variant ? { ...lead, variant: variant.index } : lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
     },
     async recordUnknown(held, mailbox, composed) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
