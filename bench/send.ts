@@ -136,7 +136,10 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
     for (let i = 0; i < MAILBOXES; i++) {
       mailboxIds.push((await call('POST', '/v1/mailboxes', token, { email: `m${i}@bench.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: port, authPassword: 'x', dailyCap: 1000 })).id);
     }
-    const campaign = await call('POST', '/v1/campaigns', token, { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds });
+    // VARIANTS=n (2 to 6) gives the campaign n variants of its first email: each send then also chooses and counts one.
+    const variantCount = Number(process.env.VARIANTS ?? 0);
+    const variants = variantCount ? { variants: Array.from({ length: variantCount }, (_, v) => ({ subject: `Hi {{firstName}} (${v})`, template: `Hello {{firstName}}, short note ${v}.` })) } : {};
+    const campaign = await call('POST', '/v1/campaigns', token, { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds, ...variants });
     const form = new FormData();
     form.append('campaignId', campaign.id);
     form.append('file', new Blob(['email,first name\n' + Array.from({ length: n }, (_, i) => `s${i}@example.org,S${i}`).join('\n')], { type: 'text/csv' }), 's.csv');
@@ -161,7 +164,7 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
     const rawWide = await rawRate(port, count, Math.max(n, 2000), 5);
     const rawStore = await rawStoreRate(engine.deps.store, Math.min(n, 1000));
 
-    console.log(`send pipeline (${n} leads, ${MAILBOXES} mailboxes, TIME_SCALE 1e6): ${sent} sent in ${seconds.toFixed(1)} s; steady ${steady.toFixed(1)} emails/s`);
+    console.log(`send pipeline (${n} leads, ${MAILBOXES} mailboxes, TIME_SCALE 1e6${variantCount ? `, ${variantCount} variants` : ''}): ${sent} sent in ${seconds.toFixed(1)} s; steady ${steady.toFixed(1)} emails/s`);
     console.log(`  raw: pooled nodemailer to the same sink, one connection per mailbox as the engine uses: ${raw.toFixed(0)} emails/s; ratio ${(steady / raw).toFixed(3)}x`);
     console.log(`  raw: pooled nodemailer, five connections per mailbox: ${rawWide.toFixed(0)} emails/s; ratio ${(steady / rawWide).toFixed(3)}x`);
     console.log(`  raw: the send path's store requests alone against the same DynamoDB Local: ${rawStore.toFixed(0)} emails/s; ratio ${(steady / rawStore).toFixed(3)}x`);

@@ -191,6 +191,7 @@ export const functions = {
       { method: 'PATCH', path: '/v1/campaigns/{id}', operationId: 'updateCampaign' },
       { method: 'DELETE', path: '/v1/campaigns/{id}', operationId: 'archiveCampaign' },
       { method: 'GET', path: '/v1/campaigns/{id}/launch-check', operationId: 'getLaunchCheck' },
+      { method: 'GET', path: '/v1/campaigns/{id}/variants', operationId: 'getVariants' },
       { method: 'POST', path: '/v1/campaigns/{id}/launch', body: 'none', operationId: 'launchCampaign' },
       { method: 'POST', path: '/v1/campaigns/{id}/pause', body: 'none', operationId: 'pauseCampaign' },
       { method: 'POST', path: '/v1/campaigns/{id}/webhook-secret', body: 'none', operationId: 'createCampaignWebhookSecret' },

@@ -14,7 +14,7 @@ import { ApiKey } from '@outbound/core/ai-keys/index';
 import { AiKeyStatusView } from '@outbound/core/ai-keys/ai-keys.view';
 import { LoginInput } from '@outbound/core/auth/index';
 import { CreateCampaign, UpdateCampaign } from '@outbound/core/campaign/campaign.schema';
-import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView } from '@outbound/core/campaign/campaign.view';
+import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView, VariantFiguresView } from '@outbound/core/campaign/campaign.view';
 import { DomainCheckView, PublicDomainCheckView } from '@outbound/core/deliverability/check.view';
 import { CreateDomain, UpdateDomain } from '@outbound/core/domain/domain.schema';
 import { DomainView } from '@outbound/core/domain/domain.view';
@@ -121,9 +121,14 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/campaigns': { summary: 'List campaigns with senders, launch state, progress and counters', ok: [200, z.array(CampaignRowView)] },
   'POST /v1/campaigns': { summary: 'Create a campaign (DRAFT)', body: CreateCampaign, ok: [201, CampaignView], errors: [422] },
   'GET /v1/campaigns/{id}': { summary: 'One campaign', ok: [200, CampaignView], errors: [404] },
-  'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status)', body: UpdateCampaign, ok: [200, CampaignView], errors: [404, 422] },
+  'PATCH /v1/campaigns/{id}': { summary: 'Change a campaign (never its status; variants only until a first email used them: 409)', body: UpdateCampaign, ok: [200, CampaignView], errors: [404, 409, 422] },
   'DELETE /v1/campaigns/{id}': { summary: 'Archive a campaign', ok: [200, CampaignView], errors: [404] },
   'GET /v1/campaigns/{id}/launch-check': { summary: 'What stands between the campaign and its launch', ok: [200, LaunchCheckView], errors: [404] },
+  'GET /v1/campaigns/{id}/variants': {
+    summary: 'Figures per variant of the first email (per lead: sent, replied, positive, bounced, unsubscribed), the winner once named, and the test',
+    ok: [200, VariantFiguresView],
+    errors: [404],
+  },
   'POST /v1/campaigns/{id}/launch': {
     summary: 'Launch (422 with every problem at once)',
     ok: [200, LaunchedCampaignView],

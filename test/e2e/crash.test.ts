@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { queryAll } from '@outbound/core/collections';
 import { campaignJobs } from '@outbound/core/sending/keys';
 import { leadsOfCampaign } from '@outbound/core/lead/keys';
+import { campaignKey, counter } from '@outbound/core/campaign/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/fixtures.ts';
 import { startEngineProcess as spawnEngine } from '../helpers/process.ts';
@@ -54,6 +55,11 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     const campaign = (
       await api.request('POST', '/v1/campaigns', {
         name: 'Crash', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds,
+        // Two variants of the first email: each lead is given one exactly once, and the counts stay within 2, whatever the kills.
+        variants: [
+          { subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.' },
+          { subject: 'Hello {{firstName}}', template: 'Hi {{firstName}}, the other note.' },
+        ],
         steps: [{ waitDays: 1, body: 'Following up on my note.' }],
       })
     ).body;
@@ -148,6 +154,20 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     for (const j of unconfirmed) expect(String(j.lastError)).toMatch(/outcome unknown/);
     // The campaign and the queue count exactly what the jobs say.
     expect(counted.sentCount).toBe(sent.length);
+    // Variants: each lead was given one, exactly once; the counts stay within 2; the figures count each lead's first email once;
+    // and each first email that arrived is its lead's variant.
+    const variantOf = new Map(leads.map((l) => [String(l.email), l.variant]));
+    expect([...variantOf.values()].every((v) => v === 0 || v === 1)).toBe(true);
+    const perVariant = [0, 1].map((v) => [...variantOf.values()].filter((x) => x === v).length);
+    expect(Math.abs(perVariant[0]! - perVariant[1]!)).toBeLessThanOrEqual(2);
+    const figures = (await after.api.request('GET', `/v1/campaigns/${campaign.id}/variants`)).body;
+    expect(figures.variants.map((v: { sent: number }) => v.sent)).toEqual(perVariant);
+    const counters = (await after.deps.store.get(campaignKey(campaign.id)))!;
+    expect([0, 1].map((v) => counters[counter.variant(v, 'assigned')])).toEqual(perVariant);
+    for (const m of smtp.messages.filter((m) => !m.subject?.startsWith('Re: '))) {
+      expect(m.text, m.envelope.to[0]).toContain(variantOf.get(m.envelope.to[0]!) === 0 ? 'a short note' : 'the other note');
+    }
+    console.log(`crash test: variants given ${perVariant.join(' / ')}`);
     expect(status.counts).toMatchObject({ completed: sent.length, unconfirmed: unconfirmed.length, failed: 0 });
   });
 });

@@ -313,7 +313,7 @@ export interface paths {
         delete: operations["archiveCampaign"];
         options?: never;
         head?: never;
-        /** Change a campaign (never its status) */
+        /** Change a campaign (never its status; variants only until a first email used them: 409) */
         patch: operations["updateCampaign"];
         trace?: never;
     };
@@ -326,6 +326,23 @@ export interface paths {
         };
         /** What stands between the campaign and its launch */
         get: operations["getLaunchCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Figures per variant of the first email (per lead: sent, replied, positive, bounced, unsubscribed), the winner once named, and the test */
+        get: operations["getVariants"];
         put?: never;
         post?: never;
         delete?: never;
@@ -869,6 +886,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.winner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A campaign’s variants test named a winner (once per campaign; docs/sending.md, Variants) */
+        post: operations["campaignWinnerEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1003,6 +1037,7 @@ export interface components {
                 confirmed: boolean;
                 at: string;
             };
+            variant: number | null;
             timezone?: string;
             /** @enum {string} */
             timezoneSource?: "lead" | "country" | "campaign";
@@ -1030,6 +1065,12 @@ export interface components {
                 start: string;
                 end: string;
             } | null;
+            variants: {
+                subject: string;
+                template: string;
+                aiPromptTemplate?: string;
+            }[] | null;
+            autoWinner: boolean;
             bounceRateThreshold?: number;
             pausedForBounceRate?: boolean;
             contentQuality?: number;
@@ -1065,6 +1106,12 @@ export interface components {
                 start: string;
                 end: string;
             } | null;
+            variants: {
+                subject: string;
+                template: string;
+                aiPromptTemplate?: string;
+            }[] | null;
+            autoWinner: boolean;
             bounceRateThreshold?: number;
             pausedForBounceRate?: boolean;
             contentQuality?: number;
@@ -1130,6 +1177,12 @@ export interface components {
                 start: string;
                 end: string;
             } | null;
+            variants: {
+                subject: string;
+                template: string;
+                aiPromptTemplate?: string;
+            }[] | null;
+            autoWinner: boolean;
             bounceRateThreshold?: number;
             pausedForBounceRate?: boolean;
             contentQuality?: number;
@@ -2662,6 +2715,12 @@ export interface operations {
                         start: string;
                         end: string;
                     } | null;
+                    variants?: {
+                        subject: string;
+                        template: string;
+                        aiPromptTemplate?: string;
+                    }[] | null;
+                    autoWinner?: boolean;
                 };
             };
         };
@@ -2865,11 +2924,17 @@ export interface operations {
                         start: string;
                         end: string;
                     } | null;
+                    variants?: {
+                        subject: string;
+                        template: string;
+                        aiPromptTemplate?: string;
+                    }[] | null;
+                    autoWinner?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Change a campaign (never its status) */
+            /** @description Change a campaign (never its status; variants only until a first email used them: 409) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2881,6 +2946,7 @@ export interface operations {
             400: components["responses"]["BadJson"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
@@ -2930,6 +2996,44 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LaunchCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getVariants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Figures per variant of the first email (per lead: sent, replied, positive, bounced, unsubscribed), the winner once named, and the test */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        variants: {
+                            index: number;
+                            subject: string;
+                            sent: number;
+                            replied: number;
+                            positive: number;
+                            bounced: number;
+                            unsubscribed: number;
+                        }[];
+                        winner: number | null;
+                        method: string;
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4016,7 +4120,7 @@ export interface operations {
                         webhooks: {
                             id: string;
                             url: string;
-                            events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "*")[];
+                            events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "campaign.winner" | "*")[];
                             /** Format: date-time */
                             createdAt: string;
                         }[];
@@ -4049,7 +4153,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "*")[];
+                    events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "campaign.winner" | "*")[];
                 };
             };
         };
@@ -4075,7 +4179,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "*")[];
+                        events: ("email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "campaign.winner" | "*")[];
                         /** Format: date-time */
                         createdAt: string;
                         secret: string;
@@ -4161,7 +4265,7 @@ export interface operations {
                         deliveries: {
                             eventId: string;
                             /** @enum {string} */
-                            type: "email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed";
+                            type: "email.sent" | "reply.received" | "email.bounced" | "email.complained" | "lead.unsubscribed" | "campaign.paused" | "mailbox.error" | "reply.status_changed" | "campaign.winner";
                             attempts: number;
                             lastStatus: number | null;
                             lastAttemptAt: string | null;
@@ -4561,6 +4665,46 @@ export interface operations {
                         previousStatus: "INTERESTED" | "QUESTION" | "NOT_NOW" | "NOT_INTERESTED" | "WRONG_PERSON" | "UNSUBSCRIBE" | "NEEDS_REVIEW" | "MEETING_BOOKED" | "WON" | "LOST";
                         /** @enum {string} */
                         source: "ai" | "person";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other answer, no answer within 10 seconds, or a redirect is retried with the same id and body (10 attempts over about 47 hours). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    campaignWinnerEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt: a receiver that saw it already answers 2xx and does nothing */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed (wall clock): refuse one far from your clock */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "campaign.winner";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: {
+                        campaignId: string;
+                        winner: number;
+                        method: string;
                     };
                 };
             };

@@ -54,12 +54,34 @@ const MailboxIds = z
 /** A campaign's sequence is its first email and at most this many follow-ups: a lead has at most MAX_FOLLOW_UPS + 1 jobs (sending/keys.ts, jobKeysOfLead). */
 export const MAX_FOLLOW_UPS = 3;
 
+/** The first email's copy when variants test it: checked as the campaign's own subject, template and prompt are. */
+const aiPrompt = z
+  .string({ error: 'must be a string' })
+  .max(20_000, { error: 'must be at most 20000 characters' })
+  .refine((text) => Buffer.byteLength(text) <= 40_000, { error: 'must be at most 40,000 bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)' });
+
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 6;
+
+export const Variant = z.strictObject({
+  subject: spintax(500),
+  template: spintax(50_000),
+  aiPromptTemplate: aiPrompt.optional(),
+});
+export type Variant = z.infer<typeof Variant>;
+
+/** 2 to 6 versions of the first email, or null to remove them (docs/sending.md, Variants). */
+const Variants = z.union([
+  z
+    .array(Variant, { error: 'must be a list of 2 to 6 { subject, template, aiPromptTemplate? }, or null' })
+    .min(MIN_VARIANTS, { error: `must hold ${MIN_VARIANTS} to ${MAX_VARIANTS} variants` })
+    .max(MAX_VARIANTS, { error: `must hold ${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }),
+  z.null(),
+]);
+
 const fields = {
   name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }),
-  aiPromptTemplate: z
-    .string({ error: 'must be a string' })
-    .max(20_000, { error: 'must be at most 20000 characters' })
-    .refine((text) => Buffer.byteLength(text) <= 40_000, { error: 'must be at most 40,000 bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)' }),
+  aiPromptTemplate: aiPrompt,
   template: spintax(50_000),
   subject: z.union([spintax(500), z.null()]),
   aiProvider: z.union([AiProvider, z.null()]),
@@ -68,6 +90,9 @@ const fields = {
   steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(MAX_FOLLOW_UPS, { error: `may hold at most ${MAX_FOLLOW_UPS} follow-ups` }),
   // When in each recipient's day an email may start; null (or none) sends at any hour.
   schedule: ScheduleOrNull,
+  variants: Variants,
+  // Once a winner is named, leads not yet sent their first email get it.
+  autoWinner: z.boolean({ error: 'must be true or false' }),
 };
 
 export const CreateCampaign = z.strictObject({
@@ -80,6 +105,8 @@ export const CreateCampaign = z.strictObject({
   mailboxIds: fields.mailboxIds.optional(),
   steps: fields.steps.optional(),
   schedule: fields.schedule.optional(),
+  variants: fields.variants.optional(),
+  autoWinner: fields.autoWinner.optional(),
 });
 
 export const UpdateCampaign = z.strictObject({
@@ -99,6 +126,8 @@ export const UpdateCampaign = z.strictObject({
   mailboxIds: fields.mailboxIds.optional(),
   steps: fields.steps.optional(),
   schedule: fields.schedule.optional(),
+  variants: fields.variants.optional(),
+  autoWinner: fields.autoWinner.optional(),
 });
 
 export const CAMPAIGN_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] as const;

@@ -32,6 +32,10 @@ export const CampaignView = z.object({
   steps: z.array(z.object({ waitDays: z.int(), body: z.string().optional(), aiRewrite: z.boolean().optional() })),
   /** When in each recipient's day an email may start (docs/sending.md, Sending windows); null: any hour. */
   schedule: ScheduleView.nullable(),
+  /** Versions of the first email under test (docs/sending.md, Variants); null: none. */
+  variants: z.array(z.object({ subject: z.string(), template: z.string(), aiPromptTemplate: z.string().optional() })).nullable(),
+  /** Once a winner is named, leads not yet sent their first email get it. */
+  autoWinner: z.boolean(),
   bounceRateThreshold: z.number().optional(),
   pausedForBounceRate: z.boolean().optional(),
   contentQuality: z.int().optional(),
@@ -89,3 +93,20 @@ export const CampaignRowView = CampaignView.extend({
   domainsCount: z.int(),
 });
 export type CampaignRowView = z.infer<typeof CampaignRowView>;
+
+/** GET /v1/campaigns/{id}/variants: each variant's figures, counted per lead over first emails, the winner and the test. */
+export const VariantFiguresView = z.object({
+  variants: z.array(
+    z.object({
+      index: z.int(),
+      subject: z.string(),
+      sent: z.int().describe('Leads sent this variant’s first email'),
+      replied: z.int().describe('Of those, leads who replied'),
+      positive: z.int().describe('Leads with a reply now INTERESTED, MEETING_BOOKED or WON (a person’s change moves it)'),
+      bounced: z.int(),
+      unsubscribed: z.int(),
+    }),
+  ),
+  winner: z.int().nullable().describe('The winning variant’s index once named (it stays); null until then'),
+  method: z.string().describe('The test, in a sentence'),
+});

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { Item } from '../ports/store.ts';
 import { AiProvider, CAMPAIGN_STATUSES, DEFAULT_BOUNCE_RATE_THRESHOLD } from './campaign.schema.ts';
 import { DAYS } from '../schedule/window.ts';
-import { campaignCollection, campaignKey, counter, FIELD_PREFIX } from './keys.ts';
+import { campaignCollection, campaignKey, counter, FIELD_PREFIX, type VariantFigure } from './keys.ts';
 
 /** A schedule as stored: validated (and its zone spelled) as input when it was saved, so not checked against Intl again on every read. */
 export const StoredSchedule = z.object({
@@ -22,6 +22,14 @@ export const StoredStep = z.object({
   aiRewrite: z.boolean().optional(),
 });
 export type StoredStep = z.infer<typeof StoredStep>;
+
+/** A variant of the first email as stored (validated as input when it was saved). */
+export const StoredVariant = z.object({
+  subject: z.string(),
+  template: z.string(),
+  aiPromptTemplate: z.string().optional(),
+});
+export type StoredVariant = z.infer<typeof StoredVariant>;
 
 export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
 export type CampaignStatus = z.infer<typeof CampaignStatus>;
@@ -47,6 +55,15 @@ export const Campaign = z.looseObject({
   steps: z.array(StoredStep).default([]),
   /** The sending window; null or absent: any hour. */
   schedule: StoredSchedule.nullish(),
+  /** Versions of the first email under test (docs/sending.md, Variants); null or absent: none. */
+  variants: z.array(StoredVariant).nullish(),
+  /** A new id each time the variants are saved: a claim that composed from older ones is refused. */
+  variantsId: z.string().optional(),
+  /** Leads not yet sent their first email get the winner once one is named. */
+  autoWinner: z.boolean().optional(),
+  /** The variant named the winner (kept once named) and when. */
+  winner: z.number().optional(),
+  winnerAt: z.string().optional(),
   bounceRateThreshold: z.number().optional(),
   pausedForBounceRate: z.boolean().optional(),
   /** The copy's quality score (0 to 100), kept when the subject or body changes. */
@@ -80,6 +97,15 @@ export function statusCount(c: Campaign, status: string): number {
   const n = c[counter.status(status)];
   return typeof n === 'number' ? n : Number(n ?? 0);
 }
+
+/** A variant's figure (0 before it first moves). */
+export function variantCount(c: Campaign, index: number, figure: VariantFigure): number {
+  const n = c[counter.variant(index, figure)];
+  return typeof n === 'number' ? n : Number(n ?? 0);
+}
+
+/** Whether a first email has been given a variant: from then on the variants cannot change. */
+export const variantsUsed = (c: Campaign): boolean => (c.variants ?? []).some((_, i) => variantCount(c, i, 'assigned') > 0);
 
 /** The bounce rate, in percent of sends, above which the breaker pauses a pair. */
 export const bounceRateThresholdOf = (c: Pick<Campaign, 'bounceRateThreshold'> | undefined): number =>

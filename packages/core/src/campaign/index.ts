@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { publicFields, queryAll } from '../collections.ts';
 import { contentQuality } from '../copy/quality.ts';
-import { ConditionFailedError, EngineError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConditionFailedError, ConflictError, EngineError, NotFoundError, ValidationError } from '../errors.ts';
+import type { Condition } from '../ports/store.ts';
 import { newId } from '../ids.ts';
 import { verb } from '../validate.ts';
 import { allDomains, domainKey } from '../domain/keys.ts';
@@ -10,9 +11,9 @@ import * as domainRows from '../domain/entity.ts';
 import { allMailboxes, mailboxKey } from '../mailbox/keys.ts';
 import * as mailboxRows from '../mailbox/entity.ts';
 import { LEAD_STATUSES, FINAL } from '../lead/sequence.ts';
-import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, UpdateCampaign } from './campaign.schema.ts';
-import { allCampaigns, campaignKey, fieldCountKey } from './keys.ts';
-import { fieldCountFromItem, fromItem, statusCount, toItem, type Campaign, type NewCampaign } from './entity.ts';
+import { CreateCampaign, DEFAULT_BOUNCE_RATE_THRESHOLD, MAX_VARIANTS, UpdateCampaign } from './campaign.schema.ts';
+import { allCampaigns, campaignKey, counter, fieldCountKey } from './keys.ts';
+import { fieldCountFromItem, fromItem, statusCount, toItem, variantsUsed, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
 import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView, type LaunchRefusedView } from './campaign.view.ts';
@@ -25,7 +26,8 @@ type D = Pick<Deps, 'store' | 'wallClock' | 'config' | 'clock'>;
 /** The row as the API shows it: counters by name, internal counter attributes dropped. */
 export function toCampaign(c: Campaign): CampaignView {
   // Planning bookkeeping and counter attributes are internal; the counters show by name below.
-  const row = publicFields(c, ['planned', 'planCursor', 'planOffset']);
+  // The variants' bookkeeping too: their version id and the winner (GET /v1/campaigns/{id}/variants shows the winner).
+  const row = publicFields(c, ['planned', 'planCursor', 'planOffset', 'variantsId', 'winner', 'winnerAt']);
   for (const k of Object.keys(row)) if (k.includes('#')) delete row[k];
   return {
     ...row,
@@ -36,6 +38,8 @@ export function toCampaign(c: Campaign): CampaignView {
     mailboxIds: c.mailboxIds,
     steps: c.steps,
     schedule: c.schedule ?? null,
+    variants: c.variants ?? null,
+    autoWinner: c.autoWinner === true,
     webhookSecured: c.webhookSecured === true,
     leadsCount: c.leadsCount,
     sentCount: c.sentCount,
@@ -50,6 +54,8 @@ async function mustExist(deps: Pick<Deps, 'store'>, mailboxIds: string[] | undef
   const missing = mailboxIds.find((id) => !found.has(id));
   if (missing) throw new ValidationError(`mailboxIds: there is no mailbox ${missing}.`);
 }
+
+const VARIANTS_USED = 'variants cannot change once a first email has used them: create a new campaign to test new copy.';
 
 const quality = (c: { subject?: string | null; template?: string | null }) => contentQuality({ subject: c.subject ?? null, template: c.template ?? null });
 
@@ -68,6 +74,9 @@ export const create = verb(CreateCampaign, async (deps: D, input) => {
     mailboxIds: input.mailboxIds ?? [],
     steps: input.steps ?? [],
     schedule: input.schedule ?? null,
+    variants: input.variants ?? null,
+    ...(input.variants ? { variantsId: newId() } : {}),
+    autoWinner: input.autoWinner ?? false,
     bounceRateThreshold: DEFAULT_BOUNCE_RATE_THRESHOLD,
     pausedForBounceRate: false,
     status: 'DRAFT',
@@ -110,12 +119,21 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
   // Resuming after the breaker: every tripped pair sends again, with a fresh window.
   // Regardless of the flag: a crash between a trip's two writes must not leave a pair that cannot be resumed.
   if (input.pausedForBounceRate === false) await breaker.resume(deps, id);
+  // Variants change only until a first email has used them: a new campaign tests new copy.
+  let unused: Condition | undefined;
+  if (input.variants !== undefined && JSON.stringify(input.variants) !== JSON.stringify(current.variants ?? null)) {
+    if (variantsUsed(current)) throw new ConflictError(VARIANTS_USED);
+    set.variantsId = newId();
+    unused = { and: Array.from({ length: MAX_VARIANTS }, (_, i) => counter.variant(i, 'assigned')).map((attr) => ({ or: [{ attr, exists: false }, { attr, op: '=' as const, value: 0 }] })) };
+  } else delete set.variants;
   if (input.template !== undefined || input.subject !== undefined) {
     set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
   }
   try {
-    return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set, if: { itemExists: true } })));
+    return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set, if: unused ? { and: [{ itemExists: true }, unused] } : { itemExists: true } })));
   } catch (err) {
+    // A first email took a variant between the read and this write.
+    if (err instanceof ConditionFailedError && unused && (await deps.store.get(campaignKey(id)))) throw new ConflictError(VARIANTS_USED);
     if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no campaign ${id}.`);
     throw err;
   }

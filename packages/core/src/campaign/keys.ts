@@ -11,7 +11,20 @@ export const counter = {
   sent: 'sentCount',
   replies: 'repliesCount',
   status: (status: string) => `leadsByStatus#${status}`,
+  /** A variant's figure (VARIANT_FIGURES): its leads counted once each, over first emails. */
+  variant: (index: number, figure: VariantFigure) => `variant#${index}#${figure}`,
 } as const;
+
+/**
+ * What is counted per variant on the campaign item, each by an atomic ADD in
+ * the transaction of the fact it counts: `assigned` in the first email's
+ * claim (what the balance holds even), `sent` in its record, `replied` and
+ * `bounced` with the lead's move to REPLIED or BOUNCED, `unsubscribed` with
+ * the lead's own unsubscribe, `positive` when the lead's first positive reply
+ * appears or its last one stops being positive.
+ */
+export const VARIANT_FIGURES = ['assigned', 'sent', 'replied', 'positive', 'bounced', 'unsubscribed'] as const;
+export type VariantFigure = (typeof VARIANT_FIGURES)[number];
 
 /**
  * How many of a campaign's leads have a non-blank value for a field, so the

@@ -96,7 +96,15 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
     });
   }
 
-  if (blank(campaign.subject) || blank(campaign.template)) {
+  const variants = campaign.variants ?? [];
+  if (variants.length) {
+    // Variants replace the campaign's own first email: each needs its subject and body, the campaign's own are not needed.
+    variants.forEach((v, i) => {
+      if (blank(v.subject) || blank(v.template)) {
+        problems.push({ code: 'EMAIL_EMPTY', message: `Variant ${i} needs a subject and a body: they are what is sent when AI is off or fails.`, variant: i });
+      }
+    });
+  } else if (blank(campaign.subject) || blank(campaign.template)) {
     problems.push({
       code: 'EMAIL_EMPTY',
       message: 'The first email needs a subject and a body: they are what is sent when AI is off or fails.',
@@ -165,8 +173,11 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
 
 /** The placeholders of the campaign's copy and of its AI prompt. */
 function placeholdersOf(campaign: Campaign): { used: Set<string>; inPrompt: Set<string> } {
-  const copy = [campaign.subject, campaign.template, ...campaign.steps.map((s) => s.body)].filter((t): t is string => !blank(t));
-  return { used: new Set(copy.flatMap(safePlaceholders)), inPrompt: new Set(safePlaceholders(campaign.aiPromptTemplate ?? '')) };
+  const variants = campaign.variants ?? [];
+  const firstEmail = variants.length ? variants.flatMap((v) => [v.subject, v.template]) : [campaign.subject, campaign.template];
+  const copy = [...firstEmail, ...campaign.steps.map((s) => s.body)].filter((t): t is string => !blank(t));
+  const prompts = [campaign.aiPromptTemplate ?? '', ...variants.map((v) => v.aiPromptTemplate ?? '')];
+  return { used: new Set(copy.flatMap(safePlaceholders)), inPrompt: new Set(prompts.flatMap(safePlaceholders)) };
 }
 
 /**

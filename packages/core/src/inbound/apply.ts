@@ -28,7 +28,8 @@ import { returnDateOf } from './return-date.ts';
 import { readReply, type ReplyReading } from './reading/index.ts';
 import { aiReaderOf, aiReadItem } from './reply-ai.ts';
 import { referralKey } from './keys.ts';
-import { removalRequested } from './replies.ts';
+import { removalRequested, settlePositive } from './replies.ts';
+import { POSITIVE_STATUSES } from '../campaign/variants.ts';
 import { replyMessageItem } from '../conversation/entity.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
@@ -273,6 +274,8 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         { put: replyMessageItem(lead.id, deps.clock.now(), { replyId: id, fromEmail: r.fromEmail, subject: r.subject, text: m.bodyText ?? m.text, at: m.receivedAt, ...(m.messageId ? { headerId: m.messageId } : {}) }) },
       ]);
       const moved = await facts.replied(deps, lead, m.receivedAt);
+      // A reply the rules read as positive counts for the lead's variant (after REPLIED, so the figures never show positive before replied).
+      if (POSITIVE_STATUSES.has(status)) await settlePositive(deps, recordId(mailbox.id, m, lead.id));
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
       // A removal request acts at once, as the unsubscribe button does; read again, it acts again (safe), unless a person has since said otherwise.

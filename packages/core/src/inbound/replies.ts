@@ -13,6 +13,8 @@ import * as facts from '../lead/facts.ts';
 import { timeKey } from '../sending/keys.ts';
 import { parse } from '../validate.ts';
 import { eventOps } from '../webhooks/events.ts';
+import { campaignKey, counter } from '../campaign/keys.ts';
+import { judgeCampaign, POSITIVE_STATUSES } from '../campaign/variants.ts';
 import { inboundFromItem, toReply, type InboundRecord } from './entity.ts';
 import { allReplies, inboundKey, repliesOfCampaign } from './keys.ts';
 import { REPLY_STATUSES, ReplyStatus, type StatusSource } from './reply-status.ts';
@@ -157,6 +159,8 @@ export async function updateReply(deps: D, id: string, body: unknown): Promise<R
       throw err;
     }
     const after = { ...r, ...set } as InboundRecord;
+    // The lead's variant counts it positive while one of its replies is (campaign/variants.ts).
+    if (change.status) await settlePositive(deps, id);
     // Setting UNSUBSCRIBE acts as the unsubscribe button does; moving away from it lifts nothing.
     if (change.status === 'UNSUBSCRIBE') await removalRequested(deps, after);
     return toReply(after);
@@ -176,8 +180,51 @@ export async function applyAiStatus(deps: D, r: InboundRecord, status: ReplyStat
     if (err instanceof ConditionFailedError) return false;
     throw err;
   }
+  await settlePositive(deps, r.id);
   if (status === 'UNSUBSCRIBE') await removalRequested(deps, r);
   return true;
+}
+
+/**
+ * Brings one reply's share of its lead's positive count in line with its
+ * status: the reply keeps what was counted for it (`countedPositive`), the
+ * lead how many of its replies are positive (`positiveReplies`), and the
+ * lead's variant counts the lead in `positive` while that is above 0, so a
+ * lead with two positive replies counts once and a person's change moves the
+ * figure both ways. One transaction, each part conditioned on what was read
+ * (a concurrent change reads again); nothing is written for a lead never
+ * given a variant. A crash before it leaves the reply to be settled at its
+ * next change.
+ */
+export async function settlePositive(deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>, replyId: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const item = await deps.store.get(inboundKey(replyId), { consistent: true });
+    const r = item && inboundFromItem(item);
+    if (!r || r.kind !== 'REPLY') return;
+    const positive = POSITIVE_STATUSES.has(r.replyStatus ?? 'NEEDS_REVIEW');
+    const counted = r.countedPositive === true;
+    if (positive === counted) return;
+    const row = await deps.store.get(leadKey(r.leadId), { consistent: true });
+    const lead = row && leadFromItem(row);
+    if (!lead || lead.variant === undefined) return;
+    const held = lead.positiveReplies ?? 0;
+    const delta = positive ? 1 : -1;
+    const crosses = (held === 0 && delta === 1) || (held === 1 && delta === -1);
+    const ops: TransactOp[] = [
+      { update: inboundKey(replyId), change: { set: { countedPositive: positive }, if: counted ? { attr: 'countedPositive', op: '=', value: true } : { or: [{ attr: 'countedPositive', exists: false }, { attr: 'countedPositive', op: '=', value: false }] } } },
+      { update: leadKey(lead.id), change: { add: { positiveReplies: delta }, if: held ? { attr: 'positiveReplies', op: '=', value: held } : { or: [{ attr: 'positiveReplies', exists: false }, { attr: 'positiveReplies', op: '=', value: 0 }] } } },
+      ...(crosses ? [{ update: campaignKey(lead.campaignId), change: { add: { [counter.variant(lead.variant, 'positive')]: delta } } }] : []),
+    ];
+    try {
+      await deps.store.transact(ops);
+    } catch (err) {
+      if (err instanceof ConditionFailedError) continue;
+      throw err;
+    }
+    if (crosses && delta > 0) await judgeCampaign(deps, lead.campaignId);
+    return;
+  }
+  deps.log.warn('variants: a reply could not be counted positive after 5 tries; its next change settles it', { replyId });
 }
 
 /**

@@ -54,6 +54,10 @@ export const Lead = z.looseObject({
   /** The mailbox its first email went from: every follow-up goes from it. */
   mailboxId: z.string().optional(),
   thread: Thread.optional(),
+  /** The variant of the first email it was given at that email's claim, kept for good (docs/sending.md, Variants). */
+  variant: z.number().optional(),
+  /** How many of its replies have a positive status now: its variant's `positive` counts the lead while this is above 0. */
+  positiveReplies: z.number().optional(),
   stepsSent: z.number().optional(),
   lastSentAt: z.string().optional(),
   repliedAt: z.string().optional(),

@@ -26,9 +26,10 @@ import { jobKey } from '../sending/keys.ts';
 import type { CampaignStepJob } from '../sending/job.entity.ts';
 import { fromItem, type Lead, type LeadBounce } from './entity.ts';
 import { leadKey, pinIndex, withoutPinIndex } from './keys.ts';
-import { rowsOf, SENDABLE, statusOps, transition } from './sequence.ts';
+import { rowsOf, SENDABLE, statusOps, transition, variantAdd } from './sequence.ts';
 import { bounceEventOps, eventOps } from '../webhooks/events.ts';
 import { removeJobOfDeletedLead } from './delete.ts';
+import { afterFirstSent } from '../campaign/variants.ts';
 
 /** A row that stops leaves the index of leads pinned to a mailbox (a deleted mailbox has nothing left to end there). */
 const UNPIN = withoutPinIndex();
@@ -74,7 +75,9 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
     { put: { ...sentMessageKey(s.messageId), jobId: s.job.id, leadId: s.lead.id, campaignId, mailboxId } },
     breaker.sendCountOp(campaignId, mailboxId, s.pair, now),
   ];
-  const campaign = { add: { [counter.sent]: 1 }, set: { lastActivityAt: sentAt } };
+  // A first email sent under a variant counts for it (docs/sending.md, Variants), once, with the send.
+  const variant = step === 0 ? s.job.variant : undefined;
+  const campaign = { add: { [counter.sent]: 1, ...(variant !== undefined ? { [counter.variant(variant, 'sent')]: 1 } : {}) }, set: { lastActivityAt: sentAt } };
   // The email.sent event rides in whichever of the three transactions below goes through: keyed by the job, so a retry rewrites the same event.
   const event = await eventOps(deps, 'email.sent', { leadId: s.lead.id, campaignId, mailboxId, step, messageId: s.messageId, sentAt }, s.job.id);
   const withLead = (lead: Lead): TransactOp[] => {
@@ -130,6 +133,8 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
     }
   }
   if (breaker.bouncedLately(s.pair, now)) await breaker.evaluate(deps, campaignId, mailboxId);
+  // The figures as read plus this send, judged in memory: a write only when they name a winner first.
+  if (variant !== undefined) await afterFirstSent(deps, s.campaign, variant);
   return true;
 }
 
@@ -228,7 +233,7 @@ export async function unsubscribed(
     await suppression.suppress(deps, who.email, 'unsubscribe');
     const lead = who.lead;
     const own = lead
-      ? await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN }, await eventOps(deps, 'lead.unsubscribed', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#UNSUBSCRIBED`))
+      ? await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN, campaign: { add: variantAdd(lead, 'unsubscribed') } }, await eventOps(deps, 'lead.unsubscribed', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#UNSUBSCRIBED`))
       : false;
     return (await stopEverywhere(deps, who.email)) || own;
   }

@@ -36,12 +36,14 @@ type D = Pick<Deps, 'store' | 'keys' | 'wallClock'> & { log?: Deps['log'] };
  * sends at any hour) neither field is shown.
  */
 export const toLead = (lead: Lead, schedule?: campaignRows.StoredSchedule | null): LeadView => ({
-  ...publicFields(lead, ['importId']),
+  ...publicFields(lead, ['importId', 'positiveReplies']),
   ...(schedule ? leadZone(lead.customFields, schedule) : {}),
   firstName: lead.firstName ?? null,
   lastName: lead.lastName ?? null,
   company: lead.company ?? null,
   customFields: lead.customFields ?? {},
+  // The variant of its first email (docs/sending.md, Variants); null before that email, or without variants.
+  variant: lead.variant ?? null,
   // Every lead the engine stores has one (newLead); the row's shape allows a row made without it.
   createdAt: lead.createdAt ?? '',
 });

@@ -15,6 +15,8 @@ export const LeadView = z.object({
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   bounce: LeadBounce.optional(),
+  /** The index of the variant its first email was given (the campaign's variants); null before that email or without variants. */
+  variant: z.int().nullable(),
   /** Only when the lead's campaign has a schedule: the IANA zone its emails are timed in, and where it came from (docs/sending.md, Sending windows). */
   timezone: z.string().optional(),
   timezoneSource: z.enum(['lead', 'country', 'campaign']).optional(),

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { queryAll } from '../collections.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, TransactOp } from '../ports/store.ts';
-import { campaignKey, counter } from '../campaign/keys.ts';
+import { campaignKey, counter, type VariantFigure } from '../campaign/keys.ts';
 import { leadKey, leadsPinnedTo, rowsOfAddress, withoutPinIndex } from './keys.ts';
 import { fromItem, keyedFromItem, LEAD_STATUSES, type Lead, type LeadStatus } from './entity.ts';
 
@@ -31,6 +31,13 @@ export function canMove(from: LeadStatus, to: LeadStatus): boolean {
   return !(from === to || from === 'SUPPRESSED' || (FINAL.has(from) && to !== 'SUPPRESSED' && !reopens));
 }
 
+/** A figure of the lead's variant moved by one, for a campaign counter ADD: nothing for a lead never given one. */
+export const variantAdd = (lead: Pick<Lead, 'variant'>, figure: VariantFigure): Record<string, number> =>
+  lead.variant === undefined ? {} : { [counter.variant(lead.variant, figure)]: 1 };
+
+/** The statuses a lead enters once that count for its variant (docs/sending.md, Variants). */
+const VARIANT_FIGURE_OF: Partial<Record<LeadStatus, VariantFigure>> = { REPLIED: 'replied', BOUNCED: 'bounced' };
+
 export interface StatusChange {
   set?: Record<string, unknown>;
   remove?: string[];
@@ -53,7 +60,9 @@ export function statusOps(lead: Lead, to: LeadStatus, change: StatusChange, wall
   const moves = canMove(from, to);
   const status = moves ? { status: to, updatedAt: change.at ?? new Date(wallNow).toISOString() } : {};
   const held: Condition = { attr: 'status', op: '=', value: from };
-  const counters = moves ? { [counter.status(from)]: -1, [counter.status(to)]: 1 } : {};
+  const figure = VARIANT_FIGURE_OF[to];
+  // A lead enters REPLIED or BOUNCED at most once (a final status is never left for another), so its variant counts it once.
+  const counters = moves ? { [counter.status(from)]: -1, [counter.status(to)]: 1, ...(figure ? variantAdd(lead, figure) : {}) } : {};
   return {
     moves,
     ops: [

@@ -22,6 +22,7 @@ import { campaignStepOf, type CampaignStepJob, type Job } from './job.entity.ts'
 import type { JobControl, JobKind, SendOutcome, SendPlan } from './job-kind.ts';
 import { CHECKED_BEFORE_CLAIM, openAt, sendWindow } from './due.ts';
 import { mailboxKey } from '../mailbox/keys.ts';
+import { chooseVariant } from '../campaign/variants.ts';
 
 const HOUR = 3_600_000;
 
@@ -74,13 +75,17 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
   if (!mailboxIds.length) {
     return unlessSuppressed(() => (step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox')));
   }
+  // A first email's variant, from the rows read (docs/sending.md, Variants): the lead's own, or one chosen now and given in the claim.
+  const variant = step === 0 ? chooseVariant(campaign, lead, deps.random) : undefined;
+  const first = variant?.copy ?? campaign;
   // Checked before any paid AI call.
-  if (step === 0 && (!(campaign.template ?? '').trim() || !(campaign.subject ?? '').trim())) {
+  if (step === 0 && (!(first.template ?? '').trim() || !(first.subject ?? '').trim())) {
     return unlessSuppressed(() => ctl.reschedule(ctl.now + HOUR, 'The first email has no subject or body.'));
   }
   // Claimed outside its window (a queue delay, a backlog, a schedule changed since it was planned): due at the next opening.
   if (!openAt(ctl.open, ctl.now)) return unlessSuppressed(() => ctl.reschedule(ctl.now));
-  const aiBody = job.aiBody;
+  // AI copy kept from an earlier try is reused only for the variant whose prompt wrote it.
+  const aiBody = variant && job.aiVariant !== variant.index ? undefined : job.aiBody;
   /** The send recorded from what the claim composed: accepted by the server, or taken as sent after an unknown outcome. */
   const sent = (held: Job, mailbox: Mailbox, composed: Composed, unconfirmed?: true) =>
     facts.sent(deps, {
@@ -105,17 +110,21 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
     // Read again in the write that starts SMTP: a reply, bounce or stop that landed while the copy was written wins.
     guard: {
       key: leadKey(lead.id),
-      if: sendableIf(),
+      // A lead given its variant by this claim takes it here, once: a lead that has one keeps it.
+      ...(variant?.fresh ? { set: { variant: variant.index }, if: { and: [sendableIf(), { attr: 'variant', exists: false }] } } : { if: sendableIf() }),
       reason: 'the lead replied, bounced or was stopped before the send',
     },
+    ...(variant ? { claimSet: { variant: variant.index }, copyVariant: variant.index } : {}),
+    ...(variant?.op ? { balance: variant.op } : {}),
     onSuppressed: async () => void (await facts.stopEverywhere(deps, lead.email)),
-    compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody }),
+    compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody, ...(variant ? { variant: variant.copy } : {}) }),
     recordSent: async (held, mailbox, composed) => void (await sent(held, mailbox, composed)),
     async recordBounce(held, mailbox, lastError, bounce) {
       // A hard 5xx at RCPT or DATA is a bounce, read as a report's would be (lead/facts.ts).
       const at = new Date(deps.clock.now()).toISOString();
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: at } });
-      await facts.bounced(deps, lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
+      // The lead as read before the claim, with the variant the claim gave it: a first email's bounce counts for its variant.
+      await facts.bounced(deps, variant ? { ...lead, variant: variant.index } : lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
     },
     async recordUnknown(held, mailbox, composed) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).

@@ -20,7 +20,7 @@ import type { Job } from './job.entity.ts';
 import type { SendPlan } from './job-kind.ts';
 
 /** How a claim ended: held (the claim's id and the day its send was counted in), or which rule refused it. */
-export type Claim = { claimId: string; day: string; held: Held } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot';
+export type Claim = { claimId: string; day: string; held: Held } | 'lost' | 'guard' | 'suppressed' | 'breaker' | 'cap' | 'slot' | 'balance';
 
 /** The job as its claim left it. */
 export type Held = Job & { claimId: string };
@@ -32,7 +32,7 @@ export type Held = Job & { claimId: string };
  */
 export async function claimFor(
   deps: Deps,
-  c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string }; unthrottled?: boolean },
+  c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string; aiVariant?: number }; unthrottled?: boolean },
 ): Promise<Claim> {
   const { job, plan, mailbox, composed } = c;
   const mailboxId = mailbox.id;
@@ -40,7 +40,7 @@ export async function claimFor(
   const now = deps.clock.now();
   const day = utcDay(now);
   const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, attempts: job.attempts + 1, ...c.keep },
+    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, attempts: job.attempts + 1, ...c.keep, ...plan.claimSet },
     // A held claim is an SMTP try (a lost slot race is not). A mark left by an earlier try (a 4xx, a lost connection) must not make this claim look started.
     remove: ['smtpStartedAt'],
     wallNow: deps.wallClock.now(),
@@ -60,7 +60,9 @@ export async function claimFor(
     rules.push(['breaker', { check: pairKey(plan.breakerCampaignId, mailboxId), if: { or: [{ attr: 'tripped', exists: false }, { attr: 'tripped', op: '=', value: false }] } }]);
   }
   // The planner's last condition: a reply, bounce or stop that landed while the copy was written wins.
-  if (plan.guard) rules.push(['guard', { check: plan.guard.key, if: plan.guard.if }]);
+  // With `set` it also writes the row it guards (a first email's variant given to the lead, once).
+  if (plan.guard) rules.push(['guard', plan.guard.set ? { update: plan.guard.key, change: { set: plan.guard.set, if: plan.guard.if } } : { check: plan.guard.key, if: plan.guard.if }]);
+  if (plan.balance) rules.push(['balance', plan.balance]);
   try {
     await deps.store.transact([...claim, ...rules.map(([, op]) => op)]);
   } catch (err) {
@@ -68,8 +70,8 @@ export async function claimFor(
     if (err.failed.includes(0)) return 'lost';
     // The rule that refused it, in the order above (a refused guard or address first: they end the job).
     const refused = new Set(err.failed.map((i) => rules[i - claim.length]?.[0]));
-    for (const rule of ['guard', 'suppressed', 'breaker', 'cap', 'slot'] as const) if (refused.has(rule)) return rule;
+    for (const rule of ['guard', 'suppressed', 'breaker', 'cap', 'slot', 'balance'] as const) if (refused.has(rule)) return rule;
     throw err;
   }
-  return { claimId, day, held: { ...job, state: 'CLAIMED', claimId, ...c.keep } };
+  return { claimId, day, held: { ...job, state: 'CLAIMED', claimId, ...c.keep, ...plan.claimSet } };
 }

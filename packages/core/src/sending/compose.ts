@@ -6,7 +6,7 @@ import { buildFooter } from '../guardrails/footer.ts';
 import { unsubscribeUrl } from '../guardrails/unsubscribe.ts';
 import { messageIdAt } from '../ids.ts';
 import type { OutgoingEmail } from '../ports/mailer.ts';
-import type { Campaign } from '../campaign/entity.ts';
+import type { Campaign, StoredVariant } from '../campaign/entity.ts';
 import type { Domain } from '../domain/entity.ts';
 import type { Lead } from '../lead/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
@@ -56,13 +56,14 @@ async function aiText(
   campaign: Campaign,
   values: Record<string, string | undefined>,
   rewrite: string | undefined,
+  ownPrompt?: string,
 ): Promise<string | undefined> {
   const provider = campaign.aiProvider;
   if (!provider) return undefined;
   try {
     const apiKey = await aiKeys.reveal(deps, provider === 'OPENAI' ? 'openai' : 'anthropic');
     if (!apiKey) return undefined;
-    const brief = fillPlaceholders(campaign.aiPromptTemplate ?? '', values, {}).text;
+    const brief = fillPlaceholders(ownPrompt ?? campaign.aiPromptTemplate ?? '', values, {}).text;
     const prompt = rewrite
       ? `${brief}\n\nRewrite this follow-up email for the recipient, keeping its meaning and length:\n\n${rewrite}`
       : brief;
@@ -84,7 +85,7 @@ async function aiText(
  */
 export async function composeEmail(
   deps: Pick<Deps, 'store' | 'keys' | 'ai' | 'log' | 'config' | 'random'>,
-  input: { campaign: Campaign; lead: Lead; mailbox: Mailbox; domain: Domain; step: number; aiBody?: string },
+  input: { campaign: Campaign; lead: Lead; mailbox: Mailbox; domain: Domain; step: number; aiBody?: string; variant?: StoredVariant },
 ): Promise<Composed> {
   const { campaign, lead, mailbox, domain, step } = input;
   // Written by the AI for an earlier try of this job: used as it is.
@@ -99,8 +100,9 @@ export async function composeEmail(
     body = kept;
     aiGenerated = true;
   } else if (step === 0) {
-    const ai = await aiText(deps, campaign, values, undefined);
-    body = ai ?? renderCopy(campaign.template ?? '', values, undefined, deps.random).text;
+    // A variant's own prompt (when it has one) replaces the campaign's; its template is its plain fallback.
+    const ai = await aiText(deps, campaign, values, undefined, input.variant?.aiPromptTemplate);
+    body = ai ?? renderCopy((input.variant ?? campaign).template ?? '', values, undefined, deps.random).text;
     aiGenerated = ai !== undefined;
   } else {
     const def = steps[step - 1];
@@ -112,7 +114,7 @@ export async function composeEmail(
 
   const subject =
     step === 0 || !thread.firstSubject
-      ? renderCopy(campaign.subject ?? '', values, undefined, deps.random).text.trim()
+      ? renderCopy((step === 0 ? input.variant ?? campaign : campaign).subject ?? '', values, undefined, deps.random).text.trim()
       : `Re: ${thread.firstSubject}`;
 
   const url = await unsubscribeUrl(deps, lead, campaign);

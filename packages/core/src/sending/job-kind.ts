@@ -10,7 +10,7 @@
  * (sending/campaign-send.ts, placement/probe.ts).
  */
 import type { Deps } from '../deps.ts';
-import type { Condition, Key } from '../ports/store.ts';
+import type { Condition, Key, TransactOp } from '../ports/store.ts';
 import type { JobRef } from '../ports/queue.ts';
 import type { Domain } from '../domain/entity.ts';
 import type { Mailbox } from '../mailbox/entity.ts';
@@ -62,7 +62,17 @@ export interface SendPlan {
    * write that marks the start (a campaign step: the lead has not replied,
    * bounced or been stopped meanwhile). When it fails the job is cancelled with `reason`.
    */
-  guard?: { key: Key; if: Condition; reason: string };
+  guard?: { key: Key; if: Condition; reason: string; set?: Record<string, unknown> };
+  /**
+   * A count the claim moves under a condition on figures the send read (a
+   * first email's variant, kept even across variants): refused, the sender
+   * reads the kind's items again and plans again. Off the common path.
+   */
+  balance?: TransactOp;
+  /** What the claim writes on the job besides its own fields (a first email's variant). */
+  claimSet?: Record<string, unknown>;
+  /** The variant the copy comes from: AI copy kept for another variant is not reused. */
+  copyVariant?: number;
   /** What else stops when the recipient turns out to be suppressed. */
   onSuppressed(): Promise<void>;
   /** The email, from the chosen mailbox (with AI copy written for an earlier try, when there is some). Throws GuardrailError when a guardrail refuses it. */

@@ -86,6 +86,10 @@ export const CampaignStepJob = Job.extend({
   leadId: z.string(),
   campaignId: z.string(),
   step: z.number(),
+  /** A first email's variant (docs/sending.md, Variants), set by its claim; the record counts the send under it. */
+  variant: z.number().optional(),
+  /** The variant whose prompt wrote the kept `aiBody`: a retry that lands on another variant writes its own. */
+  aiVariant: z.number().optional(),
 });
 export type CampaignStepJob = z.infer<typeof CampaignStepJob>;
 

@@ -119,7 +119,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId, ref.domainId) : [])]);
 
   // AI copy is kept with the job, whatever happens next: a retry never pays the provider twice.
-  let keep: { aiBody?: string } = {};
+  let keep: { aiBody?: string; aiVariant?: number } = {};
   const ctl: JobControl = {
     now,
     reschedule: async (dueAt, lastError) =>
@@ -132,8 +132,9 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   if (!kind.unthrottled && queueSwitchFromItem(read.get(queueSwitchKey)).paused) return ctl.reschedule(job.dueAt);
   if (job.dueAt > now) return ctl.reschedule(job.dueAt);
 
-  const plan = await kind.plan(deps, job, read, ctl);
-  if (typeof plan === 'string') return plan;
+  const planned = await kind.plan(deps, job, read, ctl);
+  if (typeof planned === 'string') return planned;
+  let plan = planned;
 
   // A job that waits, or is about to cost a paid AI call, looks at the suppression list first: a suppressed
   // address ends there. A job that goes has the same look in its claim.
@@ -171,7 +172,7 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
         deps.log.warn('send refused by a guardrail', { jobId: id, rule: err.rule });
         return ctl.reschedule(now + HOUR, err.message);
       }
-      if (composed.aiGenerated && composed.aiBody) keep = { aiBody: composed.aiBody };
+      if (composed.aiGenerated && composed.aiBody) keep = { aiBody: composed.aiBody, ...(plan.copyVariant !== undefined ? { aiVariant: plan.copyVariant } : {}) };
     }
 
     let transport: MailboxTransport;
@@ -201,6 +202,17 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
       await read.again(deps, mailboxReads(deps, mailbox.id, read.at, plan.breakerCampaignId));
       if (round < SHORT_WAITS) continue;
       return ctl.reschedule(read.parsed(mailboxKey(mailbox.id), mailboxFromItem)?.nextSlotAt ?? now);
+    }
+    if (claim === 'balance') {
+      // Other first emails of the campaign were given variants since the read: read it again and choose again.
+      await read.again(deps, kind.reads(ref));
+      const again = await kind.plan(deps, job, read, ctl);
+      if (typeof again === 'string') return again;
+      plan = again;
+      composed = undefined;
+      if (keep.aiBody && keep.aiVariant !== plan.copyVariant) keep = {};
+      if (round < SHORT_WAITS + 3) continue;
+      return ctl.reschedule(now);
     }
     return startAndSend(deps, { job, plan, mailbox, composed, transport, claim, open: ctl.open });
   }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** The event types a webhook may subscribe to (docs/webhooks.md, Events). */
-export const EVENT_TYPES = ['email.sent', 'reply.received', 'email.bounced', 'email.complained', 'lead.unsubscribed', 'campaign.paused', 'mailbox.error', 'reply.status_changed'] as const;
+export const EVENT_TYPES = ['email.sent', 'reply.received', 'email.bounced', 'email.complained', 'lead.unsubscribed', 'campaign.paused', 'mailbox.error', 'reply.status_changed', 'campaign.winner'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Hosts a receiver on the same machine answers to: only these may be reached over plain http. */

@@ -73,6 +73,10 @@ export const EVENT_DATA: Record<EventType, { when: string; data: z.ZodObject }> 
       source: StatusSource.exclude(['rules']),
     }),
   },
+  'campaign.winner': {
+    when: 'A campaign’s variants test named a winner (once per campaign; docs/sending.md, Variants)',
+    data: z.object({ campaignId: z.string(), winner: z.int().min(0).describe('The winning variant’s index'), method: z.string().describe('The test, in a sentence') }),
+  },
   'mailbox.error': { when: 'A mailbox could not be used and was set to ERROR', data: z.object({ mailboxId: z.string(), email: z.string(), error: z.string() }) },
 };
 
