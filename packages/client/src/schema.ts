@@ -1937,6 +1937,7 @@ export interface operations {
                      *             "employees": 240,
                      *             "country": "ES"
                      *           },
+                     *           "variant": 1,
                      *           "createdAt": "2026-11-25T08:49:09.264Z",
                      *           "updatedAt": "2026-11-25T09:02:41.118Z",
                      *           "timezone": "Europe/Madrid",
@@ -1953,6 +1954,7 @@ export interface operations {
                      *           "customFields": {
                      *             "timezone": "Asia/Shanghai"
                      *           },
+                     *           "variant": null,
                      *           "createdAt": "2026-11-25T08:49:09.301Z",
                      *           "updatedAt": "2026-11-25T08:49:09.301Z",
                      *           "timezone": "Asia/Shanghai",
@@ -2032,6 +2034,7 @@ export interface operations {
                      *         "country": "ES"
                      *       },
                      *       "status": "NEW",
+                     *       "variant": null,
                      *       "createdAt": "2026-11-25T08:49:09.264Z",
                      *       "updatedAt": "2026-11-25T08:49:09.264Z",
                      *       "timezone": "Europe/Madrid",
@@ -2613,6 +2616,8 @@ export interface operations {
                      *           "start": "09:00",
                      *           "end": "17:00"
                      *         },
+                     *         "variants": null,
+                     *         "autoWinner": false,
                      *         "bounceRateThreshold": 5,
                      *         "pausedForBounceRate": false,
                      *         "contentQuality": 85,
@@ -2763,6 +2768,8 @@ export interface operations {
                      *         "start": "09:00",
                      *         "end": "17:00"
                      *       },
+                     *       "variants": null,
+                     *       "autoWinner": false,
                      *       "bounceRateThreshold": 5,
                      *       "pausedForBounceRate": false,
                      *       "contentQuality": 85,
@@ -2836,6 +2843,8 @@ export interface operations {
                      *         "start": "09:00",
                      *         "end": "17:00"
                      *       },
+                     *       "variants": null,
+                     *       "autoWinner": false,
                      *       "bounceRateThreshold": 5,
                      *       "pausedForBounceRate": false,
                      *       "contentQuality": 85,
@@ -3091,6 +3100,8 @@ export interface operations {
                      *         "start": "09:00",
                      *         "end": "17:00"
                      *       },
+                     *       "variants": null,
+                     *       "autoWinner": false,
                      *       "bounceRateThreshold": 5,
                      *       "pausedForBounceRate": false,
                      *       "contentQuality": 85,
