@@ -163,7 +163,7 @@ function CampaignForm({ id }: { id?: string }) {
   const status = campaign?.status;
   return (
     <>
-      <p><a href="#/campaigns">All campaigns</a></p>
+      <p><a href="#/campaigns">Back to the list</a></p>
       <h1>{id ? campaign?.name ?? 'Campaign' : 'New campaign'}</h1>
       {status && <p>Status: <span class="badge">{CAMPAIGN_STATUSES[status]}</span></p>}
       {id && status !== 'ARCHIVED' && (

@@ -209,7 +209,7 @@ function LeadView({ id }: { id: string }) {
 
   return (
     <>
-      <p><a href="#/leads">All leads</a></p>
+      <p><a href="#/leads">Back to the list</a></p>
       <h1>{lead?.email ?? 'Lead'}</h1>
       {lead && (
         <dl class="card">

@@ -1,0 +1,142 @@
+/**
+ * The operator console in a real Chromium: served at `/` by the engine with
+ * its security headers, sign-in (and a wrong password refused), every screen
+ * reachable from the navigation with no serious axe-core violation, at 375 px
+ * too, a campaign created and launched through the forms, a CSV imported with
+ * its progress bar, and no request ever leaving the engine's own origin.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, expectOnlyOwnOrigin, openConsole, signIn } from '../helpers/console.ts';
+import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { domainWithAddress, eventually, mailbox } from '../helpers/fixtures.ts';
+
+let engine: TestEngine;
+let browser: Browser;
+const NAV = ['Campaigns', 'Inbox', 'Leads', 'Domains', 'Mailboxes', 'Webhooks'];
+
+beforeAll(async () => {
+  const launching = launchBrowser();
+  engine = await startTestEngine();
+  await engine.api.login();
+  browser = await launching;
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await engine?.stop();
+});
+
+describe('the console', { timeout: 90_000 }, () => {
+  it('is served at / with a CSP that forbids inline script and other origins, and its files under /console/', async () => {
+    const res = await fetch(`${engine.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await res.text();
+    // No inline script or style: the page only names its two files.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|style=/);
+    const script = /src="(\/console\/app-[\w]+\.js)"/.exec(html)![1]!;
+    const js = await fetch(engine.url + script);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    const missing = await fetch(`${engine.url}/console/nothing.js`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error).toEqual(expect.any(String));
+  });
+
+  it('refuses a wrong password with a message and no console, then signs in, navigates every screen without a serious axe violation, and signs out', async () => {
+    const { page, requests, problems } = await openConsole(browser, engine.url);
+    await signIn(page, 'not the password');
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\S/);
+    expect(await page.getByRole('navigation').count()).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await signIn(page);
+    for (const name of NAV) {
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+      expect(await axeViolations(page), name).toEqual([]);
+    }
+    // The token lives for the tab only, and signing out forgets it.
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.getItem('outbound.token'))).toBeTruthy();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('outbound.token'))).toBeNull();
+    expectOnlyOwnOrigin(requests, engine.url);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a campaign with a preview for a sample lead, launches it, and imports a CSV with a progress bar, at 375 px wide', async () => {
+    const domain = await domainWithAddress(engine.api, 'consoleco.com');
+    await mailbox(engine.api, domain, 'rita');
+    const { page, requests, problems } = await openConsole(browser, engine.url, { width: 375, height: 800 });
+    await signIn(page);
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Console launch');
+    await page.getByLabel('Subject').fill('{Quick|Quick} question, {{firstName}}');
+    await page.getByLabel('First email').fill('Hi {{firstName}},\n\nDoes {{company}} need this?');
+    await expect.poll(() => page.getByTestId('preview-body').textContent()).toBe('Hi Ana,\n\nDoes Globex need this?');
+    await page.getByLabel('Sample first name').fill('<b>Bo</b>');
+    await expect.poll(() => page.getByTestId('preview-subject').textContent()).toBe('Quick question, <b>Bo</b>');
+    await page.getByLabel('rita@consoleco.com (active)').check();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('button', { name: 'Launch' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    // Nothing scrolls sideways at 375 px.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.getByRole('button', { name: 'Launch' }).click();
+    await page.getByRole('status').filter({ hasText: 'Launched' }).waitFor();
+    const launched = (await engine.api.request('GET', '/v1/campaigns')).body.find((c: { name: string }) => c.name === 'Console launch');
+    expect(launched.status).toBe('ACTIVE');
+
+    // The list shows it with its status and progress.
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    const row = page.getByRole('listitem').filter({ hasText: 'Console launch' });
+    await row.getByText('Sending').waitFor();
+    expect(await row.getByRole('progressbar').count()).toBe(1);
+
+    // A CSV through the signed upload link, with the bar filling to the end.
+    await page.getByRole('link', { name: 'Leads' }).click();
+    await page.getByLabel('Campaign').selectOption({ label: 'Console launch' });
+    const rows = Array.from({ length: 300 }, (_, i) => `lead${i}@importco.com,Lead${i},Importco`);
+    await page.getByLabel('CSV file').setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(['email,firstName,company', ...rows].join('\n')) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    const bar = page.getByRole('progressbar', { name: /Import finished/ });
+    await bar.waitFor({ timeout: 30_000 });
+    expect(await bar.getAttribute('value')).toBe(await bar.getAttribute('max'));
+    expect(await bar.getAttribute('max')).toBe('300');
+    await page.getByRole('status').filter({ hasText: '300 imported' }).waitFor();
+    expect(await eventually(async () => (await engine.api.request('GET', `/v1/leads?campaignId=${launched.id}&limit=1000`)).body.leads.length === 300 || undefined)).toBe(true);
+
+    // A lead's own view: its next send in words, one request for it.
+    const before = requests.filter((u) => u.includes('/next-send')).length;
+    await page.getByRole('link', { name: 'lead7@importco.com' }).click();
+    await page.getByRole('heading', { name: 'Next send' }).waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Next send' }).textContent()).toMatch(/The first email (may go from|will not go)/);
+    expect(requests.filter((u) => u.includes('/next-send')).length - before).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Suppress' }).click();
+    await page.getByRole('status').filter({ hasText: 'Suppressed' }).waitFor();
+
+    expectOnlyOwnOrigin(requests, engine.url);
+    expect(requests.some((u) => u.includes('/local-uploads/'))).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
