@@ -84,10 +84,11 @@ export function Inbox() {
           <ul class="rows">
             {replies.map((r) => (
               <li key={r.id} class={r.read ? '' : 'unread'}>
-                <button type="button" class="row-link" onClick={() => setOpen(r)} aria-label={`${r.read ? '' : 'Unread: '}${r.fromEmail}: ${r.subject}`}>
+                <button type="button" class="row-link" onClick={() => setOpen(r)}>
+                  {!r.read && <span class="sr-only">Unread: </span>}
                   <span class="row-head">
                     <span class="from">{r.fromEmail}</span>
-                    <span><span class="badge">{REPLY_STATUSES[r.status]}</span> <span class="muted">{when(r.receivedAt)}</span></span>
+                    <span><span class="badge status">{REPLY_STATUSES[r.status]}</span> <span class="muted">{when(r.receivedAt)}</span></span>
                   </span>
                   <span class="subject">{r.subject}</span>
                   <br />
