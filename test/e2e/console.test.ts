@@ -11,14 +11,21 @@ import { launchBrowser } from '../helpers/browser.ts';
 import { axeViolations, expectOnlyOwnOrigin, openConsole, signIn } from '../helpers/console.ts';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { domainWithAddress, eventually, mailbox } from '../helpers/fixtures.ts';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 
 let engine: TestEngine;
 let browser: Browser;
+let smtp: TestSmtpServer;
+let dns: TestDnsServer;
 const NAV = ['Campaigns', 'Inbox', 'Leads', 'Domains', 'Mailboxes', 'Webhooks'];
 
 beforeAll(async () => {
   const launching = launchBrowser();
-  engine = await startTestEngine();
+  smtp = await startSmtpServer({ users: { 'lee@boxco.com': 'the right password' } });
+  // Every lookup the domain check makes goes to this server: boxco.com has SPF and no DMARC record.
+  dns = await startDnsServer({ zones: { 'boxco.com': { TXT: ['v=spf1 ip4:192.0.2.1 -all'] } } });
+  engine = await startTestEngine({ dnsServers: [dns.server] });
   await engine.api.login();
   browser = await launching;
 }, 300_000);
@@ -26,6 +33,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await engine?.stop();
+  await smtp?.stop();
+  await dns?.stop();
 });
 
 describe('the console', { timeout: 90_000 }, () => {
@@ -136,6 +145,67 @@ describe('the console', { timeout: 90_000 }, () => {
 
     expectOnlyOwnOrigin(requests, engine.url);
     expect(requests.some((u) => u.includes('/local-uploads/'))).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('pauses and archives a campaign, shows a domain’s checks and address, shows a mailbox sign-in refusal plainly, and shows a webhook’s secret once', async () => {
+    const domain = await domainWithAddress(engine.api, 'boxco.com');
+    const box = await mailbox(engine.api, domain, 'pat');
+    const c = (await engine.api.request('POST', '/v1/campaigns', { name: 'To pause', aiPromptTemplate: '', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}', mailboxIds: [box.id] })).body;
+    expect((await engine.api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
+    const { page, requests, problems } = await openConsole(browser, `${engine.url}/#/campaigns/${c.id}`);
+    await signIn(page);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('status').filter({ hasText: 'Paused' }).waitFor();
+    expect((await engine.api.request('GET', `/v1/campaigns/${c.id}`)).body.status).toBe('PAUSED');
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('status').filter({ hasText: 'Archived' }).waitFor();
+    expect((await engine.api.request('GET', `/v1/campaigns/${c.id}`)).body.status).toBe('ARCHIVED');
+
+    // A draft with no copy and no mailbox: launching says why, in words.
+    const draft = (await engine.api.request('POST', '/v1/campaigns', { name: 'Not ready', aiPromptTemplate: '', subject: '', template: '' })).body;
+    await page.goto(`${engine.url}/#/campaigns/${draft.id}`);
+    await page.getByRole('button', { name: 'Launch' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/mailbox/i);
+
+    await page.getByRole('link', { name: 'Domains' }).click();
+    const card = page.getByRole('region', { name: 'boxco.com' });
+    await card.waitFor();
+    expect(await card.textContent()).toContain('1 Main St');
+    await card.getByRole('button', { name: 'Check boxco.com now' }).click();
+    await card.getByRole('cell', { name: 'DMARC', exact: true }).waitFor({ timeout: 20_000 });
+    // What to fix, in words, for the record that is missing.
+    expect(await card.getByRole('row').filter({ hasText: 'DMARC' }).textContent()).toMatch(/Fails.*_dmarc/);
+    expect(await card.getByRole('row').filter({ hasText: 'Blocklists' }).textContent()).toContain('Passes');
+
+    await page.getByRole('link', { name: 'Mailboxes' }).click();
+    await page.getByLabel('Address').fill('lee@boxco.com');
+    await page.getByLabel('Domain').selectOption({ label: 'boxco.com' });
+    await page.getByLabel('SMTP host').fill('127.0.0.1');
+    await page.getByLabel('SMTP port').fill(String(smtp.port));
+    await page.getByLabel('Mailbox password').fill('a wrong password');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toMatch(/refused the sign-in/);
+    await page.getByLabel('Mailbox password').fill('the right password');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('status').filter({ hasText: 'lee@boxco.com is connected' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('cell', { name: 'lee@boxco.com' }).waitFor();
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Receiver URL').fill('http://127.0.0.1:9/hook');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = await page.locator('.secret').textContent();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Deliveries to http://127.0.0.1:9/hook' }).click();
+    await page.getByText('Nothing delivered yet.').waitFor();
+    // Once: the list (and a reload) never shows it again.
+    await page.reload();
+    await page.getByRole('button', { name: 'Deliveries to http://127.0.0.1:9/hook' }).waitFor();
+    expect(await page.content()).not.toContain(secret!);
+    expect(await axeViolations(page)).toEqual([]);
+
+    expectOnlyOwnOrigin(requests, engine.url);
     expect(problems).toEqual([]);
     await page.close();
   });
