@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { axeViolations, expectOnlyOwnOrigin, openConsole, signIn } from '../helpers/console.ts';
-import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { ADMIN, startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { domainWithAddress, eventually, mailbox } from '../helpers/fixtures.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
@@ -62,7 +62,7 @@ describe('the console', { timeout: 90_000 }, () => {
     expect(js.headers.get('cache-control')).toContain('immutable');
     const missing = await fetch(`${engine.url}/console/nothing.js`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error).toEqual(expect.any(String));
+    expect(((await missing.json()) as { error?: unknown }).error).toEqual(expect.any(String));
   });
 
   it('refuses a wrong password with a message and no console, then signs in, navigates every screen without a serious axe violation, and signs out', async () => {
@@ -70,21 +70,36 @@ describe('the console', { timeout: 90_000 }, () => {
     await signIn(page, 'not the password');
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\S/);
     expect(await page.getByRole('navigation').count()).toBe(0);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
 
-    await signIn(page);
+    // By keyboard: type, Tab to the next field, Enter to sign in.
+    await page.getByLabel('Email').fill('');
+    await page.getByLabel('Password').fill('');
+    await page.getByLabel('Email').focus();
+    await page.keyboard.type(ADMIN.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation').waitFor();
+    // The navigation is reachable by Tab too.
+    const focused: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate<string>("document.activeElement?.textContent ?? ''"));
+    }
+    expect(focused).toEqual(expect.arrayContaining(NAV));
     for (const name of NAV) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1, name }).waitFor();
       expect(await axeViolations(page), name).toEqual([]);
     }
     // The token lives for the tab only, and signing out forgets it.
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
-    expect(await page.evaluate(() => sessionStorage.getItem('outbound.token'))).toBeTruthy();
+    expect(await page.evaluate<number>('localStorage.length')).toBe(0);
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('outbound.token')")).toBeTruthy();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('outbound.token'))).toBeNull();
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('outbound.token')")).toBeNull();
     expectOnlyOwnOrigin(requests, engine.url);
     expect(problems).toEqual([]);
     await page.close();
@@ -108,7 +123,7 @@ describe('the console', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Launch' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     // Nothing scrolls sideways at 375 px.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     await page.getByRole('button', { name: 'Launch' }).click();
     await page.getByRole('status').filter({ hasText: 'Launched' }).waitFor();
     const launched = (await engine.api.request('GET', '/v1/campaigns')).body.find((c: { name: string }) => c.name === 'Console launch');
@@ -125,7 +140,15 @@ describe('the console', { timeout: 90_000 }, () => {
     await page.getByLabel('Campaign').selectOption({ label: 'Console launch' });
     const rows = Array.from({ length: 300 }, (_, i) => `lead${i}@importco.com,Lead${i},Importco`);
     await page.getByLabel('CSV file').setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(['email,firstName,company', ...rows].join('\n')) });
+    // The import's progress is held back once, to see the bar part-way before it fills.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/v1/leads/imports/*', async (route) => (await held, route.continue()));
     await page.getByRole('button', { name: 'Import' }).click();
+    const partway = page.getByRole('progressbar', { name: 'Storing the rows' });
+    await partway.waitFor();
+    expect(Number(await partway.getAttribute('value'))).toBeLessThan(300);
+    release();
     const bar = page.getByRole('progressbar', { name: /Import finished/ });
     await bar.waitFor({ timeout: 30_000 });
     expect(await bar.getAttribute('value')).toBe(await bar.getAttribute('max'));
@@ -142,6 +165,11 @@ describe('the console', { timeout: 90_000 }, () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Suppress' }).click();
     await page.getByRole('status').filter({ hasText: 'Suppressed' }).waitFor();
+    await page.getByRole('button', { name: 'Erase', exact: true }).click();
+    await page.getByRole('button', { name: 'Erase for good' }).click();
+    await page.getByRole('status').filter({ hasText: 'Erased' }).waitFor();
+    const left = (await engine.api.request('GET', `/v1/leads?campaignId=${launched.id}&limit=1000`)).body.leads;
+    expect(left.some((l: { email: string }) => l.email === 'lead7@importco.com')).toBe(false);
 
     expectOnlyOwnOrigin(requests, engine.url);
     expect(requests.some((u) => u.includes('/local-uploads/'))).toBe(true);

@@ -46,10 +46,9 @@ let axeSource: string | undefined;
 /** axe-core's serious and critical violations on the page as it is now (evaluated through the debugger, which the CSP does not govern). */
 export async function axeViolations(page: Page): Promise<string[]> {
   axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe.run(document);
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-  });
+  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.evaluate(axeSource);
+  // A string, evaluated in the page: the tests' own types have no DOM.
+  const violations = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(`axe.run(document).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) })))`);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(' ')}`);
 }
