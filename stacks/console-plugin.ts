@@ -4,7 +4,7 @@
  * while the function is bundled and puts a module answering that result in
  * place of the build module, so the function carries the files (a few tens of
  * KB) and never esbuild. stacks/bundles.ts applies it to the console function's
- * bundle; the stack names it in that function's `nodejs.plugins`.
+ * bundle; the stack names stacks/console-plugin.mjs, which loads it, in that function's `nodejs.plugins`.
  */
 import type { Plugin } from 'esbuild';
 import { buildConsole } from '../packages/console/src/build.ts';

@@ -132,7 +132,7 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       architecture: 'arm64',
       logging: { retention: '1 month', format: 'json' },
       // The console's function carries its built files: SST loads this file's esbuild plugins for its bundle.
-      nodejs: { format: 'esm', minify: true, sourcemap: true, ...(name === 'console' ? { plugins: 'stacks/console-plugin.ts' } : {}) },
+      nodejs: { format: 'esm', minify: true, sourcemap: true, ...(name === 'console' ? { plugins: 'stacks/console-plugin.mjs' } : {}) },
     };
   };
 
