@@ -61,7 +61,7 @@ interface RouteDoc {
 
 const jsonBody = (s: Json) => ({ content: { 'application/json': { schema: s } } });
 const html = { content: { 'text/html': { schema: str } } };
-const asset = { content: { 'text/javascript': { schema: str }, 'text/css': { schema: str } } };
+const asset = { content: { 'text/javascript': { schema: str }, 'text/css': { schema: str }, 'image/svg+xml': { schema: str } } };
 
 /** Every route of the manifest, described; a test holds the two together. */
 const ROUTES: Record<string, RouteDoc> = {

@@ -60,9 +60,11 @@ describe('the console', { timeout: 90_000 }, () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(js.headers.get('cache-control')).toContain('immutable');
-    const missing = await fetch(`${engine.url}/console/nothing.js`);
-    expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { error?: unknown }).error).toEqual(expect.any(String));
+    for (const name of ['nothing.js', 'constructor', '__proto__', 'toString']) {
+      const missing = await fetch(`${engine.url}/console/${name}`);
+      expect(missing.status, name).toBe(404);
+      expect(((await missing.json()) as { error?: unknown }).error, name).toEqual(expect.any(String));
+    }
   });
 
   it('refuses a wrong password with a message and no console, then signs in, navigates every screen without a serious axe violation, and signs out', async () => {

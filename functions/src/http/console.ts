@@ -26,7 +26,9 @@ export const handler = httpHandler({
   // The page names the current files, so it is checked each time; the files themselves never change under a name.
   'GET /': async () => ({ status: 200, html: (await built()).html, headers: { ...HEADERS, 'cache-control': 'no-cache' } }),
   'GET /console/{file}': async ({ params }): Promise<HttpResult> => {
-    const file = (await built()).files[params.file ?? ''];
+    const { files } = await built();
+    // Own names only: `constructor` or `__proto__` must not find Object.prototype's.
+    const file = Object.hasOwn(files, params.file ?? '') ? files[params.file!] : undefined;
     if (!file) throw new NotFoundError('There is no such file in the console.');
     return { status: 200, text: file.body, headers: { ...HEADERS, 'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable' } };
   },

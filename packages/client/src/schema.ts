@@ -3285,6 +3285,7 @@ export interface operations {
                 content: {
                     "text/javascript": string;
                     "text/css": string;
+                    "image/svg+xml": string;
                 };
             };
             404: components["responses"]["NotFound"];
