@@ -14,6 +14,8 @@ type Message = { direction: 'in' | 'out'; subject?: string; text?: string; at?: 
 
 /** How often the open inbox looks for new replies. */
 const REFRESH_MS = 5_000;
+/** Replies a page. */
+const PAGE = 100;
 
 export function Inbox() {
   const [replies, setReplies] = useState<Reply[]>([]);
@@ -31,15 +33,30 @@ export function Inbox() {
     void api.GET('/v1/mailboxes').then(({ data }) => setMailboxes((data as { id: string; email: string }[] | undefined) ?? []));
   }, []);
 
+  // The newest page is read again every few seconds; older pages are added on request and kept below it.
+  const [older, setOlder] = useState<Reply[]>([]);
+  // undefined until the first page came; null once there is nothing older.
+  const [cursor, setCursor] = useState<string | null | undefined>(undefined);
+  const query = () => ({ ...(status ? { status } : {}), ...(unread ? { unread: 'true' as const } : {}), ...(campaignId ? { campaignId } : {}), ...(mailboxId ? { mailboxId } : {}), limit: PAGE });
   const load = async () => {
-    const query = { ...(status ? { status } : {}), ...(unread ? { unread: 'true' as const } : {}), ...(campaignId ? { campaignId } : {}), ...(mailboxId ? { mailboxId } : {}), limit: 100 };
-    const { data, error: refused } = await api.GET('/v1/replies', { params: { query } });
+    const { data, error: refused } = await api.GET('/v1/replies', { params: { query: query() } });
     if (data) {
       setReplies(data.replies as Reply[]);
+      setCursor((c) => (c === undefined ? (data.nextCursor ?? null) : c));
       setError('');
     } else setError(errorText(refused));
   };
+  const more = async () => {
+    if (!cursor) return;
+    const { data, error: refused } = await api.GET('/v1/replies', { params: { query: { ...query(), cursor } } });
+    if (data) {
+      setOlder((o) => [...o, ...(data.replies as Reply[])]);
+      setCursor(data.nextCursor ?? null);
+    } else setError(errorText(refused));
+  };
   useEffect(() => {
+    setOlder([]);
+    setCursor(undefined);
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
     return () => clearInterval(timer);
@@ -82,7 +99,7 @@ export function Inbox() {
       <section class="card" aria-label="Replies">
         {replies.length === 0 ? <p class="muted">No replies yet.</p> : (
           <ul class="rows">
-            {replies.map((r) => (
+            {[...replies, ...older.filter((o) => !replies.some((r) => r.id === o.id))].map((r) => (
               <li key={r.id} class={r.read ? '' : 'unread'}>
                 <button type="button" class="row-link" onClick={() => setOpen(r)}>
                   {!r.read && <span class="sr-only">Unread: </span>}
@@ -98,6 +115,7 @@ export function Inbox() {
             ))}
           </ul>
         )}
+        {cursor && <button type="button" class="quiet" onClick={() => void more()}>Show older replies</button>}
       </section>
     </>
   );

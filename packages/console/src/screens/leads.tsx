@@ -16,8 +16,8 @@ type NextSend = { step: number | null; earliestAt: string | null; timezone: stri
 /** Leads listed in this tab, so a lead's own view shows its fields without another request. */
 const seen = new Map<string, Lead>();
 
-/** How often a running import's progress is read. */
-const POLL_MS = 500;
+/** How often a running import's progress is read (the API's limit is 100 requests a minute for everything else too). */
+const POLL_MS = 1_000;
 
 export function Leads({ path }: { path: string[] }) {
   const [id] = path;
@@ -28,6 +28,7 @@ function LeadList() {
   const [campaigns, setCampaigns] = useState<{ id: string; name: string }[]>([]);
   const [campaignId, setCampaignId] = useState(() => sessionStorage.getItem('outbound.leads.campaign') ?? '');
   const [leads, setLeads] = useState<Lead[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState('');
 
   useEffect(() => {
@@ -44,6 +45,16 @@ function LeadList() {
     if (data) {
       for (const l of data.leads) seen.set(l.id, l);
       setLeads(data.leads);
+      setCursor((data as { nextCursor?: string | null }).nextCursor ?? null);
+    } else setError(errorText(refused));
+  };
+  const more = async () => {
+    if (!cursor) return;
+    const { data, error: refused } = await api.GET('/v1/leads', { params: { query: { campaignId, limit: 200, cursor } } });
+    if (data) {
+      for (const l of data.leads) seen.set(l.id, l);
+      setLeads((all) => [...all, ...data.leads]);
+      setCursor((data as { nextCursor?: string | null }).nextCursor ?? null);
     } else setError(errorText(refused));
   };
   useEffect(() => void load(), [campaignId]);
@@ -76,6 +87,7 @@ function LeadList() {
             </tbody>
           </table>
         )}
+        {cursor && <button type="button" class="quiet" onClick={() => void more()}>Show more leads</button>}
       </section>
     </>
   );
@@ -133,7 +145,12 @@ function ImportCsv({ campaignId, onDone }: { campaignId: string; onDone: () => v
     }
     setPhase('Storing the rows');
     for (;;) {
-      const { data } = await api.GET('/v1/leads/imports/{importId}', { params: { path: { importId: ticket.importId } } });
+      const { data, error: later, response } = await api.GET('/v1/leads/imports/{importId}', { params: { path: { importId: ticket.importId } } });
+      // The per-minute limit counts these reads too: a 429 says how long to wait.
+      if (response.status === 429) {
+        await new Promise((r) => setTimeout(r, Math.max(POLL_MS, Number((later as { retryAfterMs?: number } | undefined)?.retryAfterMs) || 0)));
+        continue;
+      }
       const now = data as Import | undefined;
       if (now) {
         setValue(Math.min(rows, Math.max(now.rowsRead ?? now.received, Math.round(rows * 0.1))));
