@@ -124,8 +124,13 @@ describe('the console inbox', { timeout: 120_000 }, () => {
     await page.getByLabel('Filter by status').selectOption('MEETING_BOOKED');
     await eventually(async () => (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'ann@client.com' || undefined, 15_000, 'only the meeting-booked reply');
 
-    // Eve's conversation: her markup is shown as text, and nothing in it ran or loaded.
+    // Unread only: Ann's is read (and snoozed), Eve's is not.
     await page.getByLabel('Filter by status').selectOption('');
+    await page.getByLabel('Unread only').check();
+    await eventually(async () => (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'eve@client.com' || undefined, 15_000, 'only the unread reply');
+    await page.getByLabel('Unread only').uncheck();
+
+    // Eve's conversation: her markup is shown as text, and nothing in it ran or loaded.
     await eveRow.getByRole('button').click();
     const thread = page.getByRole('region', { name: 'Conversation' });
     await thread.getByText('<script>window.__pwned=2</script>', { exact: false }).waitFor();
