@@ -173,6 +173,13 @@ describe('the console', { timeout: 90_000 }, () => {
     const left = (await engine.api.request('GET', `/v1/leads?campaignId=${launched.id}&limit=1000`)).body.leads;
     expect(left.some((l: { email: string }) => l.email === 'lead7@importco.com')).toBe(false);
 
+    // Every screen fits 375 px: nothing scrolls sideways (wide tables scroll inside their own box).
+    for (const name of NAV) {
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(375);
+    }
+
     expectOnlyOwnOrigin(requests, engine.url);
     expect(requests.some((u) => u.includes('/local-uploads/'))).toBe(true);
     expect(problems).toEqual([]);
