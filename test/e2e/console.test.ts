@@ -203,6 +203,7 @@ describe('the console', { timeout: 90_000 }, () => {
     // A draft with no copy and no mailbox: launching says why, in words.
     const draft = (await engine.api.request('POST', '/v1/campaigns', { name: 'Not ready', aiPromptTemplate: '', subject: '', template: '' })).body;
     await page.goto(`${engine.url}/#/campaigns/${draft.id}`);
+    await expect.poll(() => page.getByRole('region', { name: 'Before launching' }).textContent()).toMatch(/mailbox/i);
     await page.getByRole('button', { name: 'Launch' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/mailbox/i);
 

@@ -101,6 +101,14 @@ function CampaignForm({ id }: { id?: string }) {
   const [error, setError] = useState('');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [notice, setNotice] = useState('');
+  const [check, setCheck] = useState<{ problems: Problem[]; warnings: Problem[] } | undefined>();
+
+  // What launching would say now, read again after each save or action (a draft or a paused campaign only).
+  const readCheck = (c: Campaign | undefined) => {
+    if (!id || !c || c.status === 'ACTIVE' || c.status === 'ARCHIVED') return setCheck(undefined);
+    void api.GET('/v1/campaigns/{id}/launch-check', { params: { path: { id } } }).then(({ data }) => setCheck(data as typeof check));
+  };
+  useEffect(() => readCheck(campaign), [campaign]);
 
   useEffect(() => {
     void api.GET('/v1/mailboxes').then(({ data }) => setMailboxes((data as typeof mailboxes | undefined) ?? []));
@@ -172,6 +180,12 @@ function CampaignForm({ id }: { id?: string }) {
           {status === 'ACTIVE' && <button type="button" class="quiet" onClick={() => void act('pause')}>Pause</button>}
           <button type="button" class="danger" onClick={() => void act('archive')}>Archive</button>
         </div>
+      )}
+      {check && (check.problems.length > 0 || check.warnings.length > 0) && (
+        <section class="card" aria-label="Before launching">
+          {check.problems.length > 0 && <><p>It cannot launch yet:</p><ul>{check.problems.map((p) => <li key={p.code}>{p.message}</li>)}</ul></>}
+          {check.warnings.length > 0 && <><p>Worth a look (these do not stop a launch):</p><ul>{check.warnings.map((w) => <li key={w.code}>{w.message}</li>)}</ul></>}
+        </section>
       )}
       {notice && <p class="ok" role="status">{notice}</p>}
       {error && (
