@@ -7,13 +7,13 @@
 import { resolve } from 'node:path';
 import { writeOpenApiFile } from '../functions/src/openapi.ts';
 import { writeSchemaFile } from '../packages/client/src/generate.ts';
-import { budgetOf, buildBundles, kib, root } from './bundles.ts';
+import { budgetOfFunction, buildBundles, kib, root } from './bundles.ts';
 
 const out = resolve(root, 'dist/functions');
 const bundles = await buildBundles(out);
 let over = 0;
 for (const b of bundles.sort((x, y) => x.name.localeCompare(y.name))) {
-  const budget = budgetOf(b.def);
+  const budget = budgetOfFunction(b.name, b.def);
   if (kib(b.bytes) > budget) over++;
   const kits = (b.def.uses ?? []).join(', ') || '-';
   console.log(`${b.name.padEnd(16)} ${String(kib(b.bytes)).padStart(6)} KiB  budget ${String(budget).padStart(5)} KiB  kits ${kits.padEnd(10)} ${b.file.replace(root + '/', '')}`);

@@ -9,6 +9,7 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { functions, type FunctionDef, type KitName } from '../functions/src/manifest.ts';
+import { consoleAssetsPlugin } from './console-plugin.ts';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -20,6 +21,18 @@ export const root = resolve(import.meta.dirname, '..');
 export const BUDGET_KIB = { base: 1_024, mail: 2_800, smtp: 400, ai: 700, uploads: 350 } as const;
 
 export const budgetOf = (def: FunctionDef): number => BUDGET_KIB.base + (def.uses ?? []).reduce((sum, kit) => sum + BUDGET_KIB[kit], 0);
+
+/**
+ * The console function's own ceiling, in KiB: the base, and the console's built files (about 60 KiB of script and
+ * style) with room to grow; the script's own first-load budget (200 KB compressed) is checked by its build test.
+ */
+export const CONSOLE_BUDGET_KIB = BUDGET_KIB.base + 250;
+
+/** The ceiling of a named function's bundle. */
+export const budgetOfFunction = (name: string, def: FunctionDef): number => (name === 'console' ? CONSOLE_BUDGET_KIB : budgetOf(def));
+
+/** Plugins a function's bundle is built with: the console function carries the console's built files. */
+export const pluginsOf = (name: string) => (name === 'console' ? [consoleAssetsPlugin()] : []);
 
 /** Packages only kits bring, with the kits that may: a bundle of a function naming none of them must not hold the package. */
 export const KIT_PACKAGES: Record<string, KitName[]> = {
@@ -79,7 +92,7 @@ export async function buildBundles(outDir: string): Promise<Bundle[]> {
   return Promise.all(
     (Object.entries(functions) as [string, FunctionDef][]).map(async ([name, def]) => {
       const file = resolve(outDir, `${name}.mjs`);
-      const result = await build({ ...BUNDLE_OPTIONS, entryPoints: [resolve(root, 'functions/src', def.handler)], outfile: file, sourcemap: true, metafile: true });
+      const result = await build({ ...BUNDLE_OPTIONS, plugins: pluginsOf(name), entryPoints: [resolve(root, 'functions/src', def.handler)], outfile: file, sourcemap: true, metafile: true });
       return { name, def, file, bytes: (await stat(file)).size, packages: packagesIn(result.metafile), files: filesIn(result.metafile) };
     }),
   );

@@ -158,7 +158,7 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
         PUBLIC_BASE_URL: publicBaseUrl,
         ...(def.enqueues ? { QUEUE_URL_SEND: send.url } : {}),
         ...(def.consumes === 'webhooks' ? { QUEUE_URL_WEBHOOKS: webhooks.url } : {}),
-        ...(uses.has('uploads') ? { UPLOADS_BUCKET: uploads.name } : {}),
+        ...(uses.has('uploads') || def.pageUploadsTo ? { UPLOADS_BUCKET: uploads.name } : {}),
         ...(opts.dnsServers ? { DNS_SERVERS: opts.dnsServers } : {}),
         ...(opts.logLevel ? { LOG_LEVEL: opts.logLevel } : {}),
       },
@@ -168,7 +168,8 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       runtime: RUNTIME,
       architecture: 'arm64',
       logging: { retention: '1 month', format: 'json' },
-      nodejs: { format: 'esm', minify: true, sourcemap: true },
+      // The console's function carries its built files: SST loads this file's esbuild plugins for its bundle.
+      nodejs: { format: 'esm', minify: true, sourcemap: true, ...(name === 'console' ? { plugins: 'stacks/console-plugin.mjs' } : {}) },
     };
   };
 

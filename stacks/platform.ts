@@ -28,7 +28,8 @@ export interface FunctionArgs {
   runtime?: string;
   architecture?: string;
   logging?: { retention?: string; format?: 'json' | 'text' };
-  nodejs?: { format?: 'esm' | 'cjs'; minify?: boolean; sourcemap?: boolean };
+  /** `plugins`: a file whose default export is the esbuild plugins SST's build of this function runs. */
+  nodejs?: { format?: 'esm' | 'cjs'; minify?: boolean; sourcemap?: boolean; plugins?: string };
 }
 
 export interface Fn {

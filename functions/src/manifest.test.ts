@@ -37,6 +37,8 @@ describe('the manifest and the handlers agree', () => {
       'POST /unsubscribe/{token}',
       'PUT /v1/instance-settings', // removed: answers 410 to anyone
       'GET /v1/openapi.json', // the API's machine-readable description
+      'GET /', // the console's page: it holds no data, its API calls carry the token
+      'GET /console/{file}', // the console's script and stylesheet
     ];
     for (const key of open) expect(allowed).toContain(key);
     // And every one of them is public: the list is the whole of who needs no token.

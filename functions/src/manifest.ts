@@ -104,6 +104,11 @@ export interface FunctionDef {
    * a new account has 10 executions and may reserve none (docs/deploy.md).
    */
   consumerConcurrency?: number;
+  /**
+   * A page whose browser PUTs files to this bucket's signed links: the function is told the bucket's name (for its
+   * Content-Security-Policy) and given no permission on it.
+   */
+  pageUploadsTo?: 'uploads';
 }
 
 export const table = {
@@ -335,6 +340,15 @@ export const functions = {
     timeoutSeconds: 60,
     // The least an event source allows: events are few next to sends, and a slow receiver must not take the account.
     consumerConcurrency: 2,
+  },
+  console: {
+    handler: 'http/console.ts',
+    // The page and its files hold no data: every API call the console makes carries the user's token.
+    routes: [
+      { method: 'GET', path: '/', public: true },
+      { method: 'GET', path: '/console/{file}', public: true },
+    ],
+    pageUploadsTo: 'uploads',
   },
   fallback: {
     handler: 'http/fallback.ts',

@@ -52,7 +52,7 @@ interface RouteDoc {
   body?: z.ZodType | 'multipart' | 'form';
   query?: z.ZodType;
   /** The success status and its body (a view schema, `html`, or nothing). */
-  ok: [number, z.ZodType | 'html' | 'none' | 'redirect'];
+  ok: [number, z.ZodType | 'html' | 'none' | 'redirect' | 'asset'];
   errors?: number[];
   /** A refusal whose body says more than `{ error }`: the status and the component it follows. */
   errorBodies?: Record<number, ComponentName>;
@@ -63,6 +63,7 @@ interface RouteDoc {
 /** A JSON body, with its example when there is one (docs/api.md's, from openapi-examples.ts). */
 const jsonBody = (s: Json, example?: unknown) => ({ content: { 'application/json': { schema: s, ...(example === undefined ? {} : { example }) } } });
 const html = { content: { 'text/html': { schema: str } } };
+const asset = { content: { 'text/javascript': { schema: str }, 'text/css': { schema: str }, 'image/svg+xml': { schema: str } } };
 
 /** Every route of the manifest, described; a test holds the two together. */
 const ROUTES: Record<string, RouteDoc> = {
@@ -152,6 +153,8 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /v1/queue/status': { summary: 'Queue counts, pause state, the next jobs and the throttling', ok: [200, QueueStatusView] },
   'POST /v1/queue/pause': { summary: 'Pause or resume the whole queue', body: PauseInput, ok: [200, QueueStatusView], errors: [422] },
   'PUT /v1/instance-settings': { summary: 'Removed: the footer address belongs to each sending domain', ok: [410, ErrorView] },
+  'GET /': { summary: 'The operator console (a page that signs in and calls this API; it holds no data itself)', ok: [200, 'html'] },
+  'GET /console/{file}': { summary: 'The console’s script and stylesheet (named by their content, cached for good)', ok: [200, 'asset'] },
   'GET /v1/openapi.json': { summary: 'This document', ok: [200, z.record(z.string(), z.unknown())] },
   ...webhookRoutes,
 };
@@ -221,7 +224,9 @@ function operation(route: ResolvedRoute, d: RouteDoc): Json {
         ? { description: 'To the provider’s consent page', headers: { location: { schema: str } } }
         : body === 'html'
           ? { description: 'An HTML page', ...html }
-          : { description: d.summary, ...jsonBody(responseSchema(body), examples.response) };
+          : body === 'asset'
+            ? { description: 'A static file of the console', ...asset }
+            : { description: d.summary, ...jsonBody(responseSchema(body), examples.response) };
   const errors = Object.fromEntries(
     [...new Set([...(d.errors ?? []), ...generic(route)])]
       .filter((code) => code !== status)

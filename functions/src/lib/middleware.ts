@@ -34,6 +34,8 @@ export interface HttpResult {
   body?: unknown;
   /** Sent as text/html instead of JSON. */
   html?: string;
+  /** Sent as it is, with the content type `headers` give (the console's script and stylesheet). */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -61,6 +63,7 @@ function toResult(out: HttpResult): Result {
   if (out.html !== undefined) {
     return { statusCode: out.status, headers: { 'content-type': 'text/html; charset=utf-8', ...out.headers }, body: out.html };
   }
+  if (out.text !== undefined) return { statusCode: out.status, headers: out.headers ?? {}, body: out.text };
   if (out.status === 204) return { statusCode: 204, headers: out.headers ?? {}, body: '' };
   return json(out.status, out.body, out.headers);
 }

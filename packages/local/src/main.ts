@@ -15,6 +15,7 @@ async function main() {
   const login = options.admin?.email ?? 'you@example.com';
   console.log(`
 Outbound is listening on ${engine.url}
+  Console:  ${engine.url}/  (open it in a browser and sign in)
   Sign in:  curl -s ${engine.url}/v1/auth/login -H 'content-type: application/json' \\
               -d '{"email":"${login}","password":"…"}'
 ${options.admin ? '' : '  No engine user was set: start with ADMIN_EMAIL and ADMIN_PASSWORD, or run `npm run user -- add EMAIL`.\n'}  Stop with Ctrl-C.
