@@ -345,8 +345,8 @@ export const functions = {
     handler: 'http/console.ts',
     // The page and its files hold no data: every API call the console makes carries the user's token.
     routes: [
-      { method: 'GET', path: '/', public: true },
-      { method: 'GET', path: '/console/{file}', public: true },
+      { method: 'GET', path: '/', public: true, operationId: 'getConsole' },
+      { method: 'GET', path: '/console/{file}', public: true, operationId: 'getConsoleFile' },
     ],
     pageUploadsTo: 'uploads',
   },

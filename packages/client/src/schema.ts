@@ -722,29 +722,7 @@ export interface paths {
             cookie?: never;
         };
         /** The operator console (a page that signs in and calls this API; it holds no data itself) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An HTML page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["RateLimited"];
-                500: components["responses"]["ServerError"];
-            };
-        };
+        get: operations["getConsole"];
         put?: never;
         post?: never;
         delete?: never;
@@ -761,33 +739,7 @@ export interface paths {
             cookie?: never;
         };
         /** The console’s script and stylesheet (named by their content, cached for good) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    file: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A static file of the console */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/javascript": string;
-                        "text/css": string;
-                        "image/svg+xml": string;
-                    };
-                };
-                404: components["responses"]["NotFound"];
-                429: components["responses"]["RateLimited"];
-                500: components["responses"]["ServerError"];
-            };
-        };
+        get: operations["getConsoleFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4370,6 +4322,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getConsoleFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A static file of the console */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/svg+xml": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["ServerError"];
         };
