@@ -5,10 +5,11 @@
  * would (`bundle.handler`). A bundle that does not build fails the
  * rehearsal as it would fail `sst deploy`.
  */
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sstBuildOptions, type NodeProperties } from './sst-build-options.ts';
 
 export interface BuildInput {
@@ -30,7 +31,9 @@ export async function runtimeBuild(input: BuildInput, paths: { root: string; wor
   const cached = join(paths.cache, input.functionID);
   if (!existsSync(cached)) {
     try {
-      await build({ ...sstBuildOptions(input.runtime, input.properties), entryPoints: [source], outfile: join(cached, esm ? 'bundle.mjs' : 'bundle.cjs'), absWorkingDir: paths.root, logLevel: 'silent' });
+      // `nodejs.plugins` names a file whose default export is the esbuild plugins SST's build runs (the console's files).
+      const plugins = input.properties?.plugins ? ((await import(pathToFileURL(resolve(paths.root, input.properties.plugins)).href)) as { default: Plugin[] }).default : [];
+      await build({ ...sstBuildOptions(input.runtime, input.properties), plugins, entryPoints: [source], outfile: join(cached, esm ? 'bundle.mjs' : 'bundle.cjs'), absWorkingDir: paths.root, logLevel: 'silent' });
     } catch (err) {
       return fail((err as Error).message);
     }

@@ -11,6 +11,8 @@ export interface NodeProperties {
   format?: 'esm' | 'cjs';
   minify?: boolean;
   banner?: string;
+  /** A file whose default export is esbuild plugins (applied by the builder, not part of these options). */
+  plugins?: string;
 }
 
 /** Runtime to esbuild target, as SST maps them. */
