@@ -23,6 +23,8 @@ export default defineConfig([
     '**/.sst/',
     '**/.data/',
     '**/coverage/',
+    // The deploy rehearsal's stages and bundles.
+    'deploy-rehearsal/.out/',
     'deploy-rehearsal/.out-*/',
     // Generated: the OpenAPI document and the client's types drawn from it.
     'docs/openapi.json',
