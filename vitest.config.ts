@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'functions/src/**/*.test.ts', 'stacks/**/*.test.ts', 'test/**/*.test.ts', 'deploy-rehearsal/src/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'functions/src/**/*.test.ts',
+      'stacks/**/*.test.ts',
+      'test/**/*.test.ts',
+      'deploy-rehearsal/src/**/*.test.ts',
+    ],
     // One DynamoDB Local for the whole run; each test file works in a table of its own.
     globalSetup: ['test/helpers/global-setup.ts'],
     // Each file's engines are its own, so files run side by side. Vitest would take one fork fewer than the

@@ -23,7 +23,9 @@ export function leadCsv(rows: number, targetBytes = 10_000_000): string {
   const note = 'n'.repeat(pad);
   const lines = [header];
   for (let i = 0; i < rows; i++) {
-    lines.push(`lead${i}@example${i % 211}.org,First${i},Last${i},Company ${i % 997},Head of Sales,City ${i % 53},https://c${i % 997}.example.com,${note}`);
+    lines.push(
+      `lead${i}@example${i % 211}.org,First${i},Last${i},Company ${i % 997},Head of Sales,City ${i % 53},https://c${i % 997}.example.com,${note}`,
+    );
   }
   return lines.join('\n');
 }
@@ -46,19 +48,44 @@ export function countRequests(client: DynamoDBClient) {
 }
 
 export async function benchImport(dataDir: string, rows = 50_000): Promise<void> {
-  const engine = await startEngine({ port: 0, dataDir, admin: ADMIN, rateLimits: false, importAnswerWithinMs: process.env.ANSWER_MS ? Number(process.env.ANSWER_MS) : undefined, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  const engine = await startEngine({
+    port: 0,
+    dataDir,
+    admin: ADMIN,
+    rateLimits: false,
+    importAnswerWithinMs: process.env.ANSWER_MS ? Number(process.env.ANSWER_MS) : undefined,
+    sink: (l) => {
+      if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600));
+    },
+  });
   try {
     const requests = countRequests(engine.clients.dynamo);
-    const login = await fetch(engine.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(engine.url + '/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
     const campaign = (await (
-      await fetch(engine.url + '/v1/campaigns', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Import bench', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}.' }) })
+      await fetch(engine.url + '/v1/campaigns', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Import bench',
+          aiPromptTemplate: 'x',
+          subject: 'Hi {{firstName}}',
+          template: 'Hello {{firstName}}.',
+        }),
+      })
     ).json()) as { id: string };
     const csv = leadCsv(rows);
     const bytes = Buffer.byteLength(csv);
     // A suppression list as an installation in use has one: 2,000 addresses, half of them in the file.
-    const listed = Array.from({ length: 2000 }, (_, i) => (i % 2 ? `lead${i * 7}@example${(i * 7) % 211}.org` : `gone${i}@elsewhere.example`));
-    for (let i = 0; i < listed.length; i += 50) await Promise.all(listed.slice(i, i + 50).map((email) => suppress(engine.deps, email, 'unsubscribe')));
+    const listed = Array.from({ length: 2000 }, (_, i) =>
+      i % 2 ? `lead${i * 7}@example${(i * 7) % 211}.org` : `gone${i}@elsewhere.example`,
+    );
+    for (let i = 0; i < listed.length; i += 50)
+      await Promise.all(listed.slice(i, i + 50).map((email) => suppress(engine.deps, email, 'unsubscribe')));
 
     // The raw limit: parse the same file, write one item per row with concurrent BatchWriteItem. Measured before
     // and after the import (the machines are shared and noisy); the figure is against their mean.
@@ -89,7 +116,9 @@ export async function benchImport(dataDir: string, rows = 50_000): Promise<void>
     const rawAfter = await raw();
     const rawMs = (rawBefore + rawAfter) / 2;
     const where = dataDir === 'memory' ? 'in memory' : 'on disk';
-    console.log(`CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1_048_576).toFixed(1)} MB, ${where}: ${(importMs / 1000).toFixed(1)} s = ${(importMs / rawMs).toFixed(2)}x raw (${(rawMs / 1000).toFixed(1)} s, mean of ${(rawBefore / 1000).toFixed(1)} s before and ${(rawAfter / 1000).toFixed(1)} s after: csv-parse + concurrent BatchWriteItem of ${rows.toLocaleString('en-US')} items); answered in ${(answerMs / 1000).toFixed(1)} s; ${body.status}: ${body.imported} imported, ${body.suppressed} suppressed (of a 2,000-address suppression list)`);
+    console.log(
+      `CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1_048_576).toFixed(1)} MB, ${where}: ${(importMs / 1000).toFixed(1)} s = ${(importMs / rawMs).toFixed(2)}x raw (${(rawMs / 1000).toFixed(1)} s, mean of ${(rawBefore / 1000).toFixed(1)} s before and ${(rawAfter / 1000).toFixed(1)} s after: csv-parse + concurrent BatchWriteItem of ${rows.toLocaleString('en-US')} items); answered in ${(answerMs / 1000).toFixed(1)} s; ${body.status}: ${body.imported} imported, ${body.suppressed} suppressed (of a 2,000-address suppression list)`,
+    );
     console.log(`  store requests: ${n} = ${(n / Math.max(1, body.imported)).toFixed(3)} per imported lead ${JSON.stringify(byCommand)}`);
   } finally {
     await engine.stop();

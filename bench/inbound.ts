@@ -33,10 +33,14 @@ async function best(runs: number, work: () => Promise<void>): Promise<number> {
 
 export async function inboundFigures(): Promise<void> {
   const manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as { emails: { file: string; addresser?: string }[] };
-  const emails = manifest.emails.map((e) => ({ raw: readFileSync(join(DIR, 'emails', e.file)), mailbox: e.addresser ?? 'sender@example.com' }));
+  const emails = manifest.emails.map((e) => ({
+    raw: readFileSync(join(DIR, 'emails', e.file)),
+    mailbox: e.addresser ?? 'sender@example.com',
+  }));
   const bytes = emails.reduce((n, e) => n + e.raw.length, 0);
   const raw = await best(3, async () => {
-    for (const e of emails) await simpleParser(e.raw, { skipHtmlToText: false, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+    for (const e of emails)
+      await simpleParser(e.raw, { skipHtmlToText: false, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
   });
   const ours = await best(3, async () => {
     for (const e of emails) classify(await parseInbound(1, Date.now(), e.raw), e.mailbox);
@@ -51,7 +55,9 @@ export async function inboundFigures(): Promise<void> {
   ] as const) {
     const alone = await best(3, async () => void (await simpleParser(message)));
     const read = await best(3, async () => void classify(await parseInbound(1, Date.now(), message), 'rep@sender.example'));
-    console.log(`inbound: ${name}: ${read.toFixed(1)} ms to parse and classify; mailparser alone ${alone.toFixed(1)} ms: ${(read / alone).toFixed(2)}x`);
+    console.log(
+      `inbound: ${name}: ${read.toFixed(1)} ms to parse and classify; mailparser alone ${alone.toFixed(1)} ms: ${(read / alone).toFixed(2)}x`,
+    );
   }
   await replyReadingFigure();
 }
@@ -61,8 +67,17 @@ async function replyReadingFigure(): Promise<void> {
   const replies = readFileSync(REPLIES, 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as { sentAt: string; sent: { fromEmail: string }; reply: { text: string; fromEmail: string; fromName: string } });
-  const inputs = replies.map((r) => ({ text: r.reply.text, fromEmail: r.reply.fromEmail, fromName: r.reply.fromName, writtenAt: Date.parse(r.sentAt), ownAddresses: [r.sent.fromEmail] }));
+    .map(
+      (line) =>
+        JSON.parse(line) as { sentAt: string; sent: { fromEmail: string }; reply: { text: string; fromEmail: string; fromName: string } },
+    );
+  const inputs = replies.map((r) => ({
+    text: r.reply.text,
+    fromEmail: r.reply.fromEmail,
+    fromName: r.reply.fromName,
+    writtenAt: Date.parse(r.sentAt),
+    ownAddresses: [r.sent.fromEmail],
+  }));
   const rounds = 20;
   let sink = 0;
   const raw = await best(5, async () => {

@@ -15,12 +15,21 @@ const ADMIN = { email: 'bench@outbound.test', password: 'bench password 123' };
 const SCALE = 100_000;
 
 function start(dataDir: string): Promise<{ child: ChildProcess; url: string; answeredAt: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/helpers/engine-process.ts'), JSON.stringify({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false })], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      resolve(ROOT, 'test/helpers/engine-process.ts'),
+      JSON.stringify({ dataDir, timeScale: SCALE, admin: ADMIN, rateLimits: false }),
+    ],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    },
+  );
   return new Promise((ok, fail) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -65,16 +74,52 @@ export async function recoveryFigures(rounds = 4): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'outbound-recovery-'));
   let engine = await start(dataDir);
   try {
-    const token = ((await (await fetch(`${engine.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string }).token;
+    const token = (
+      (await (
+        await fetch(`${engine.url}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(ADMIN),
+        })
+      ).json()) as { token: string }
+    ).token;
     const call = async (path: string, body: unknown) =>
-      ((await (await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })).json()) as { id: string });
+      (await (
+        await fetch(engine.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { id: string };
     const domain = await call('/v1/domains', { domainName: 'recovery.com', mailingAddress: '1 Main St' });
     const mailboxIds: string[] = [];
-    for (let i = 0; i < 10; i++) mailboxIds.push((await call('/v1/mailboxes', { email: `m${i}@recovery.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: port, authPassword: 'x', dailyCap: 1000 })).id);
-    const campaign = await call('/v1/campaigns', { name: 'Recovery', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}.', mailboxIds });
+    for (let i = 0; i < 10; i++)
+      mailboxIds.push(
+        (
+          await call('/v1/mailboxes', {
+            email: `m${i}@recovery.com`,
+            domainId: domain.id,
+            smtpHost: '127.0.0.1',
+            smtpPort: port,
+            authPassword: 'x',
+            dailyCap: 1000,
+          })
+        ).id,
+      );
+    const campaign = await call('/v1/campaigns', {
+      name: 'Recovery',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Hello {{firstName}}.',
+      mailboxIds,
+    });
     const form = new FormData();
     form.append('campaignId', campaign.id);
-    form.append('file', new Blob(['email,first name\n' + Array.from({ length: 2000 }, (_, i) => `r${i}@example.org,R${i}`).join('\n')]), 'r.csv');
+    form.append(
+      'file',
+      new Blob(['email,first name\n' + Array.from({ length: 2000 }, (_, i) => `r${i}@example.org,R${i}`).join('\n')]),
+      'r.csv',
+    );
     await fetch(`${engine.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     await call(`/v1/campaigns/${campaign.id}/launch`, {});
     const times: number[] = [];
@@ -88,7 +133,9 @@ export async function recoveryFigures(rounds = 4): Promise<void> {
       times.push(Date.now() - engine.answeredAt);
     }
     const sorted = [...times].sort((a, b) => a - b);
-    console.log(`recovery (SIGKILL while mail flows, restart on the same DATA_DIR, ${rounds} times): the next email ${times.map((t) => `${t} ms`).join(', ')} after the engine answered; median ${sorted[Math.floor(sorted.length / 2)]} ms`);
+    console.log(
+      `recovery (SIGKILL while mail flows, restart on the same DATA_DIR, ${rounds} times): the next email ${times.map((t) => `${t} ms`).join(', ')} after the engine answered; median ${sorted[Math.floor(sorted.length / 2)]} ms`,
+    );
   } finally {
     await kill(engine.child).catch(() => undefined);
     await new Promise<void>((r) => smtp.close(() => r()));

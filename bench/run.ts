@@ -44,10 +44,23 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 async function main() {
   console.log('Starting the engine in memory (DynamoDB Local takes a few seconds)…');
-  const engine = await startEngine({ port: 0, dataDir: 'memory', admin: ADMIN, rateLimits: false, timeScale: 1_000_000, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  const engine = await startEngine({
+    port: 0,
+    dataDir: 'memory',
+    admin: ADMIN,
+    rateLimits: false,
+    timeScale: 1_000_000,
+    sink: (l) => {
+      if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600));
+    },
+  });
   try {
     const post = (path: string, body: unknown, token?: string) =>
-      fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      fetch(engine.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
 
     // Login
     const logins: number[] = [];
@@ -81,14 +94,32 @@ async function main() {
     });
     await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
     const smtpPort = (smtp.server.address() as { port: number }).port;
-    const domain = (await (await post('/v1/domains', { domainName: 'bench.com', mailingAddress: '1 Bench St' }, token)).json()) as { id: string };
+    const domain = (await (await post('/v1/domains', { domainName: 'bench.com', mailingAddress: '1 Bench St' }, token)).json()) as {
+      id: string;
+    };
     const mailboxIds: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await post('/v1/mailboxes', { email: `m${i}@bench.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort, authPassword: 'x', dailyCap: 1000 }, token);
+      const res = await post(
+        '/v1/mailboxes',
+        { email: `m${i}@bench.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort, authPassword: 'x', dailyCap: 1000 },
+        token,
+      );
       if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${await res.text()}`);
       mailboxIds.push(((await res.json()) as { id: string }).id);
     }
-    await (await post('/v1/campaigns', { name: 'Bench', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note about {{company}}.', mailboxIds }, token)).json();
+    await (
+      await post(
+        '/v1/campaigns',
+        {
+          name: 'Bench',
+          aiPromptTemplate: 'x',
+          subject: 'Hi {{firstName}}',
+          template: 'Hello {{firstName}}, a short note about {{company}}.',
+          mailboxIds,
+        },
+        token,
+      )
+    ).json();
 
     // Authenticated read vs the raw query behind it
     const reads: number[] = [];
@@ -97,7 +128,6 @@ async function main() {
     for (let i = 0; i < 100; i++) raw.push((await timed(() => queryAll(engine.deps.store, { index: 'gsi1', pk: CAMPAIGNS })))[1]);
     console.log(`GET /v1/campaigns (100):         ${percentiles(reads)}`);
     console.log(`  raw: its campaigns query alone ${percentiles(raw)}`);
-
   } finally {
     await engine.stop();
   }

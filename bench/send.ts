@@ -75,13 +75,27 @@ async function until(check: () => boolean, ms: number) {
 /** Raw pooled nodemailer: n messages to the sink over one pool per mailbox, all at once. */
 async function rawRate(port: number, count: { n: number }, n: number, connections = 1): Promise<number> {
   const pools = Array.from({ length: MAILBOXES }, (_, i) =>
-    createTransport({ pool: true, maxConnections: connections, maxMessages: Infinity, host: '127.0.0.1', port, secure: false, ignoreTLS: true, auth: { user: `m${i}@bench.com`, pass: 'x' } }),
+    createTransport({
+      pool: true,
+      maxConnections: connections,
+      maxMessages: Infinity,
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: `m${i}@bench.com`, pass: 'x' },
+    }),
   );
   const before = count.n;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      pools[i % MAILBOXES]!.sendMail({ from: `m${i % MAILBOXES}@bench.com`, to: `r${i}@example.org`, subject: `Hi R${i}`, text: 'Hello, a short note.\n\n1 Bench St\nUnsubscribe: http://x/u' }),
+      pools[i % MAILBOXES]!.sendMail({
+        from: `m${i % MAILBOXES}@bench.com`,
+        to: `r${i}@example.org`,
+        subject: `Hi R${i}`,
+        text: 'Hello, a short note.\n\n1 Bench St\nUnsubscribe: http://x/u',
+      }),
     ),
   );
   await until(() => count.n - before >= n, 10_000);
@@ -120,29 +134,75 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
   const { count, server } = sink();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.server.address() as { port: number }).port;
-  const engine = await startEngine({ port: 0, dataDir: 'memory', admin: ADMIN, rateLimits: false, timeScale: 1_000_000, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  const engine = await startEngine({
+    port: 0,
+    dataDir: 'memory',
+    admin: ADMIN,
+    rateLimits: false,
+    timeScale: 1_000_000,
+    sink: (l) => {
+      if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600));
+    },
+  });
   try {
     const dynamo = counter(engine.clients.dynamo);
     const kms = counter(engine.clients.kms);
     const call = async (method: string, path: string, token: string, body?: unknown) => {
-      const res = await fetch(engine.url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(engine.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<{ id: string }>;
     };
-    const login = await fetch(engine.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(engine.url + '/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const token = ((await login.json()) as { token: string }).token;
     const domain = await call('POST', '/v1/domains', token, { domainName: 'bench.com', mailingAddress: '1 Bench St' });
     const mailboxIds: string[] = [];
     for (let i = 0; i < MAILBOXES; i++) {
-      mailboxIds.push((await call('POST', '/v1/mailboxes', token, { email: `m${i}@bench.com`, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: port, authPassword: 'x', dailyCap: 1000 })).id);
+      mailboxIds.push(
+        (
+          await call('POST', '/v1/mailboxes', token, {
+            email: `m${i}@bench.com`,
+            domainId: domain.id,
+            smtpHost: '127.0.0.1',
+            smtpPort: port,
+            authPassword: 'x',
+            dailyCap: 1000,
+          })
+        ).id,
+      );
     }
     // VARIANTS=n (2 to 6) gives the campaign n variants of its first email: each send then also chooses and counts one.
     const variantCount = Number(process.env.VARIANTS ?? 0);
-    const variants = variantCount ? { variants: Array.from({ length: variantCount }, (_, v) => ({ subject: `Hi {{firstName}} (${v})`, template: `Hello {{firstName}}, short note ${v}.` })) } : {};
-    const campaign = await call('POST', '/v1/campaigns', token, { name: 'Send', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds, ...variants });
+    const variants = variantCount
+      ? {
+          variants: Array.from({ length: variantCount }, (_, v) => ({
+            subject: `Hi {{firstName}} (${v})`,
+            template: `Hello {{firstName}}, short note ${v}.`,
+          })),
+        }
+      : {};
+    const campaign = await call('POST', '/v1/campaigns', token, {
+      name: 'Send',
+      aiPromptTemplate: 'x',
+      subject: 'Hi {{firstName}}',
+      template: 'Hello {{firstName}}, a short note.',
+      mailboxIds,
+      ...variants,
+    });
     const form = new FormData();
     form.append('campaignId', campaign.id);
-    form.append('file', new Blob(['email,first name\n' + Array.from({ length: n }, (_, i) => `s${i}@example.org,S${i}`).join('\n')], { type: 'text/csv' }), 's.csv');
+    form.append(
+      'file',
+      new Blob(['email,first name\n' + Array.from({ length: n }, (_, i) => `s${i}@example.org,S${i}`).join('\n')], { type: 'text/csv' }),
+      's.csv',
+    );
     await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 
     dynamo.reset();
@@ -159,21 +219,39 @@ export async function sendFigures(n = Number(process.env.SEND_N ?? 1000)): Promi
     const steady = (sent - warm.sent) / ((performance.now() - warm.at) / 1000);
     // The records of the last sends land just after their SMTP answers.
     await new Promise((r) => setTimeout(r, 500));
-    const counted = { total: dynamo.total(), sender: dynamo.sender(), senderBy: dynamo.senderBy(), allBy: dynamo.allBy(), kms: kms.total() };
+    const counted = {
+      total: dynamo.total(),
+      sender: dynamo.sender(),
+      senderBy: dynamo.senderBy(),
+      allBy: dynamo.allBy(),
+      kms: kms.total(),
+    };
     const raw = await rawRate(port, count, Math.max(n, 2000));
     const rawWide = await rawRate(port, count, Math.max(n, 2000), 5);
     const rawStore = await rawStoreRate(engine.deps.store, Math.min(n, 1000));
 
-    console.log(`send pipeline (${n} leads, ${MAILBOXES} mailboxes, TIME_SCALE 1e6${variantCount ? `, ${variantCount} variants` : ''}): ${sent} sent in ${seconds.toFixed(1)} s; steady ${steady.toFixed(1)} emails/s`);
-    console.log(`  raw: pooled nodemailer to the same sink, one connection per mailbox as the engine uses: ${raw.toFixed(0)} emails/s; ratio ${(steady / raw).toFixed(3)}x`);
-    console.log(`  raw: pooled nodemailer, five connections per mailbox: ${rawWide.toFixed(0)} emails/s; ratio ${(steady / rawWide).toFixed(3)}x`);
-    console.log(`  raw: the send path's store requests alone against the same DynamoDB Local: ${rawStore.toFixed(0)} emails/s; ratio ${(steady / rawStore).toFixed(3)}x`);
+    console.log(
+      `send pipeline (${n} leads, ${MAILBOXES} mailboxes, TIME_SCALE 1e6${variantCount ? `, ${variantCount} variants` : ''}): ${sent} sent in ${seconds.toFixed(1)} s; steady ${steady.toFixed(1)} emails/s`,
+    );
+    console.log(
+      `  raw: pooled nodemailer to the same sink, one connection per mailbox as the engine uses: ${raw.toFixed(0)} emails/s; ratio ${(steady / raw).toFixed(3)}x`,
+    );
+    console.log(
+      `  raw: pooled nodemailer, five connections per mailbox: ${rawWide.toFixed(0)} emails/s; ratio ${(steady / rawWide).toFixed(3)}x`,
+    );
+    console.log(
+      `  raw: the send path's store requests alone against the same DynamoDB Local: ${rawStore.toFixed(0)} emails/s; ratio ${(steady / rawStore).toFixed(3)}x`,
+    );
     console.log(
       `  store requests on the send path: ${(counted.sender / sent).toFixed(2)} per email ${JSON.stringify(counted.senderBy)}; ` +
         `${((counted.sender - warm.dynamo) / Math.max(1, sent - warm.sent)).toFixed(2)} per email after the first ${warm.sent} (a process's first sends also read the installation's secrets)`,
     );
-    console.log(`  store requests in all (dispatcher, planning, launch included): ${(counted.total / sent).toFixed(2)} per email ${JSON.stringify(counted.allBy)}`);
-    console.log(`  KMS requests: ${counted.kms} in all, ${counted.kms - warm.kms} after the first ${warm.sent} emails (${((counted.kms - warm.kms) / Math.max(1, sent - warm.sent)).toFixed(3)} per email)`);
+    console.log(
+      `  store requests in all (dispatcher, planning, launch included): ${(counted.total / sent).toFixed(2)} per email ${JSON.stringify(counted.allBy)}`,
+    );
+    console.log(
+      `  KMS requests: ${counted.kms} in all, ${counted.kms - warm.kms} after the first ${warm.sent} emails (${((counted.kms - warm.kms) / Math.max(1, sent - warm.sent)).toFixed(3)} per email)`,
+    );
   } finally {
     await engine.stop();
     await new Promise<void>((r) => server.close(() => r()));
@@ -186,23 +264,61 @@ export async function launchFigure(leads = 100_000): Promise<void> {
   const { server } = sink();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const smtpPort = (server.server.address() as { port: number }).port;
-  const engine = await startEngine({ port: 0, dataDir: 'memory', admin: ADMIN, rateLimits: false, sending: false, sink: (l) => { if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600)); } });
+  const engine = await startEngine({
+    port: 0,
+    dataDir: 'memory',
+    admin: ADMIN,
+    rateLimits: false,
+    sending: false,
+    sink: (l) => {
+      if (l.level === 'error') console.error(JSON.stringify(l).slice(0, 600));
+    },
+  });
   try {
-    const login = await fetch(engine.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(engine.url + '/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const token = ((await login.json()) as { token: string }).token;
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(engine.url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(engine.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<Record<string, unknown> & { id: string }>;
     };
     const domain = await call('POST', '/v1/domains', { domainName: 'launch.com', mailingAddress: '1 Launch St' });
-    const box = await call('POST', '/v1/mailboxes', { email: 'm@launch.com', domainId: domain.id, smtpHost: '127.0.0.1', smtpPort, authPassword: 'x', dailyCap: 1000 });
-    const campaign = await call('POST', '/v1/campaigns', { name: 'Launch', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}.', mailboxIds: [box.id] });
+    const box = await call('POST', '/v1/mailboxes', {
+      email: 'm@launch.com',
+      domainId: domain.id,
+      smtpHost: '127.0.0.1',
+      smtpPort,
+      authPassword: 'x',
+      dailyCap: 1000,
+    });
+    const campaign = await call('POST', '/v1/campaigns', {
+      name: 'Launch',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Hello {{firstName}}.',
+      mailboxIds: [box.id],
+    });
     for (let file = 0; file < leads / 50_000; file++) {
       const form = new FormData();
       form.append('campaignId', campaign.id);
-      form.append('file', new Blob(['email,first name\n' + Array.from({ length: 50_000 }, (_, i) => `l${file}x${i}@example.org,L${i}`).join('\n')]), 'l.csv');
-      const res = await fetch(engine.url + '/v1/leads/import', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      form.append(
+        'file',
+        new Blob(['email,first name\n' + Array.from({ length: 50_000 }, (_, i) => `l${file}x${i}@example.org,L${i}`).join('\n')]),
+        'l.csv',
+      );
+      const res = await fetch(engine.url + '/v1/leads/import', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       let job = (await res.json()) as { importId: string; status: string };
       while (job.status !== 'COMPLETED') {
         if (job.status === 'FAILED') throw new Error('the import failed');
@@ -213,9 +329,14 @@ export async function launchFigure(leads = 100_000): Promise<void> {
     const start = performance.now();
     await call('POST', `/v1/campaigns/${campaign.id}/launch`);
     const ms = performance.now() - start;
-    const listed = (await call('GET', '/v1/campaigns')) as unknown as { id: string; progress: { total: number; planned: number; planning: boolean } }[];
+    const listed = (await call('GET', '/v1/campaigns')) as unknown as {
+      id: string;
+      progress: { total: number; planned: number; planning: boolean };
+    }[];
     const progress = listed.find((c) => c.id === campaign.id)!.progress;
-    console.log(`launch of a ${progress.total}-lead campaign: answered in ${ms.toFixed(0)} ms with ${progress.planned} planned; planning goes on in the background (planning: ${progress.planning})`);
+    console.log(
+      `launch of a ${progress.total}-lead campaign: answered in ${ms.toFixed(0)} ms with ${progress.planned} planned; planning goes on in the background (planning: ${progress.planning})`,
+    );
   } finally {
     await engine.stop();
     await new Promise<void>((r) => server.close(() => r()));

@@ -16,7 +16,9 @@ for (const b of bundles.sort((x, y) => x.name.localeCompare(y.name))) {
   const budget = budgetOfFunction(b.name, b.def);
   if (kib(b.bytes) > budget) over++;
   const kits = (b.def.uses ?? []).join(', ') || '-';
-  console.log(`${b.name.padEnd(16)} ${String(kib(b.bytes)).padStart(6)} KiB  budget ${String(budget).padStart(5)} KiB  kits ${kits.padEnd(10)} ${b.file.replace(root + '/', '')}`);
+  console.log(
+    `${b.name.padEnd(16)} ${String(kib(b.bytes)).padStart(6)} KiB  budget ${String(budget).padStart(5)} KiB  kits ${kits.padEnd(10)} ${b.file.replace(root + '/', '')}`,
+  );
 }
 if (over) {
   console.error(`${over} bundle(s) over budget: see stacks/bundles.ts.`);

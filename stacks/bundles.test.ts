@@ -70,24 +70,52 @@ function trial(b: Bundle): { event: unknown; check: (out: any) => void } {
   }
   if (b.name === 'auth') {
     return {
-      event: httpEvent('POST', '/v1/auth/login', 'POST /v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'nobody@example.com', password: 'not this one' })),
+      event: httpEvent(
+        'POST',
+        '/v1/auth/login',
+        'POST /v1/auth/login',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ email: 'nobody@example.com', password: 'not this one' }),
+      ),
       check: (out) => expect(out.statusCode).toBe(401),
     };
   }
   if (b.name === 'fallback') {
-    return { event: httpEvent('GET', '/v1/openapi.json', 'GET /v1/openapi.json'), check: (out) => expect(JSON.parse(out.body).info.version).toBe('1.0.0') };
+    return {
+      event: httpEvent('GET', '/v1/openapi.json', 'GET /v1/openapi.json'),
+      check: (out) => expect(JSON.parse(out.body).info.version).toBe('1.0.0'),
+    };
   }
   if (routes.length) {
     const r = routes[0]!;
-    return { event: httpEvent(r.method, r.path.replace(/\{[^}]+\}/g, 'x1'), r.key), check: (out) => expect(out.statusCode, b.name).toBeLessThan(500) };
+    return {
+      event: httpEvent(r.method, r.path.replace(/\{[^}]+\}/g, 'x1'), r.key),
+      check: (out) => expect(out.statusCode, b.name).toBeLessThan(500),
+    };
   }
   if (b.def.consumes) {
-    const record = { messageId: 'm-1', receiptHandle: 'r', body: JSON.stringify({ jobId: 'no-such-job', delayMs: 0 }), attributes: { ApproximateReceiveCount: '1' }, eventSource: 'aws:sqs' };
+    const record = {
+      messageId: 'm-1',
+      receiptHandle: 'r',
+      body: JSON.stringify({ jobId: 'no-such-job', delayMs: 0 }),
+      attributes: { ApproximateReceiveCount: '1' },
+      eventSource: 'aws:sqs',
+    };
     return { event: { Records: [record] }, check: (out) => expect(out).toEqual({ batchItemFailures: [] }) };
   }
   if (scheduled.has(b.name)) {
     // EventBridge's scheduled event.
-    return { event: { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} }, check: (out) => expect(out).toBeTypeOf('object') };
+    return {
+      event: {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        time: new Date().toISOString(),
+        detail: {},
+      },
+      check: (out) => expect(out).toBeTypeOf('object'),
+    };
   }
   throw new Error(`No trial for ${b.name}`);
 }
@@ -119,7 +147,12 @@ describe('the Lambda bundles', () => {
     // One pair for every bundled client, as a Lambda role gives: the table's database is the one its key id reaches.
     const credentials = inject('dynamoCredentials');
     const client = localDynamoClient(endpoint, credentials);
-    [bundles, kms, sqs] = await Promise.all([buildBundles(join(dir, 'build')), startLocalKms({ dataDir: 'memory', credentials }), startSqsLocal(), ensureTable(client, table)]);
+    [bundles, kms, sqs] = await Promise.all([
+      buildBundles(join(dir, 'build')),
+      startLocalKms({ dataDir: 'memory', credentials }),
+      startSqsLocal(),
+      ensureTable(client, table),
+    ]);
     client.destroy();
     env = {
       PATH: process.env.PATH ?? '',
@@ -163,7 +196,10 @@ describe('the Lambda bundles', () => {
     for (const b of bundles) {
       const zod = [...b.files].filter((f) => f.includes('node_modules/zod/'));
       expect(zod.length, b.name).toBeGreaterThan(0);
-      expect(zod.filter((f) => /\/locales\/(?!en\.js$)/.test(f)), b.name).toEqual([]);
+      expect(
+        zod.filter((f) => /\/locales\/(?!en\.js$)/.test(f)),
+        b.name,
+      ).toEqual([]);
     }
   });
 

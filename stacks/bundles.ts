@@ -92,7 +92,14 @@ export async function buildBundles(outDir: string): Promise<Bundle[]> {
   return Promise.all(
     (Object.entries(functions) as [string, FunctionDef][]).map(async ([name, def]) => {
       const file = resolve(outDir, `${name}.mjs`);
-      const result = await build({ ...BUNDLE_OPTIONS, plugins: pluginsOf(name), entryPoints: [resolve(root, 'functions/src', def.handler)], outfile: file, sourcemap: true, metafile: true });
+      const result = await build({
+        ...BUNDLE_OPTIONS,
+        plugins: pluginsOf(name),
+        entryPoints: [resolve(root, 'functions/src', def.handler)],
+        outfile: file,
+        sourcemap: true,
+        metafile: true,
+      });
       return { name, def, file, bytes: (await stat(file)).size, packages: packagesIn(result.metafile), files: filesIn(result.metafile) };
     }),
   );
@@ -110,7 +117,11 @@ function packagesIn(meta: Metafile): Set<string> {
 }
 
 function filesIn(meta: Metafile): Set<string> {
-  return new Set(Object.values(meta.outputs).flatMap((output) => Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) => (bytesInOutput > 0 ? [input] : []))));
+  return new Set(
+    Object.values(meta.outputs).flatMap((output) =>
+      Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) => (bytesInOutput > 0 ? [input] : [])),
+    ),
+  );
 }
 
 export const kib = (bytes: number) => Math.round(bytes / 1024);

@@ -52,7 +52,12 @@ export const API_THROTTLE = { throttlingRateLimit: 50, throttlingBurstLimit: 100
 export const PUBLIC_THROTTLE = { throttlingRateLimit: 5, throttlingBurstLimit: 10 };
 
 /** The route keys that need no token: the manifest's public routes and API Gateway's catch-all. */
-export const publicRouteKeys = (): string[] => [...allRoutes().filter((r) => r.public).map((r) => r.key), '$default'];
+export const publicRouteKeys = (): string[] => [
+  ...allRoutes()
+    .filter((r) => r.public)
+    .map((r) => r.key),
+  '$default',
+];
 
 /**
  * The `$default` stage's throttle, as a transform of the stage SST makes:
@@ -80,9 +85,10 @@ export const stageThrottle =
 export function deploy(p: Platform, opts: DeployOptions = {}) {
   const table = new p.Dynamo('Table', {
     fields: Object.fromEntries(
-      [tableDef.partitionKey, tableDef.sortKey, ...Object.values(tableDef.indexes).flatMap((i) => [i.partitionKey, i.sortKey])].map(
-        (f) => [f, 'string' as const],
-      ),
+      [tableDef.partitionKey, tableDef.sortKey, ...Object.values(tableDef.indexes).flatMap((i) => [i.partitionKey, i.sortKey])].map((f) => [
+        f,
+        'string' as const,
+      ]),
     ),
     primaryIndex: { hashKey: tableDef.partitionKey, rangeKey: tableDef.sortKey },
     globalIndexes: Object.fromEntries(
@@ -123,7 +129,9 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
   let publicRoutesFailed!: (err: unknown) => void;
   const publicRoutes = new Promise<Output[]>((resolve, reject) => ((publicRoutesMade = resolve), (publicRoutesFailed = reject)));
   const api = new p.ApiGatewayV2('Api', {
-    ...(opts.domain ? { domain: { name: opts.domain, ...(opts.domainCertArn ? { cert: opts.domainCertArn, dns: false as const } : {}) } } : {}),
+    ...(opts.domain
+      ? { domain: { name: opts.domain, ...(opts.domainCertArn ? { cert: opts.domainCertArn, dns: false as const } : {}) } }
+      : {}),
     transform: { stage: stageThrottle(publicRoutes) },
   });
   const publicBaseUrl: Output = opts.domain ? `https://${opts.domain}` : api.url;
@@ -185,7 +193,10 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
       const fn = (made[name] = new p.Function(cap(name), args(name, def)));
       for (const r of def.routes ?? []) routeTo(routeKey(r), fn, Boolean(r.public));
       if (def.catchAll) routeTo('$default', fn, true);
-      if (def.onStored) uploads.notify({ notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }] });
+      if (def.onStored)
+        uploads.notify({
+          notifications: [{ name: 'ImportWorker', function: fn.arn, events: ['s3:ObjectCreated:*'], filterPrefix: 'imports/' }],
+        });
       if (def.consumes) {
         queueOf[def.consumes].subscribe(fn.arn, {
           batch: { size: 10, partialResponses: true },
@@ -206,7 +217,13 @@ export function deploy(p: Platform, opts: DeployOptions = {}) {
     new p.Cron(`${cap(name)}Schedule`, { schedule: rateExpression(s.everyMinutes), function: made[s.fn]!.arn });
   }
 
-  alarms(p, opts, { dlqName: dlq.nodes.queue.name, webhooksDlqName: webhooksDlq.nodes.queue.name, fns: made, apiId: api.nodes.api.id, installation: table.name });
+  alarms(p, opts, {
+    dlqName: dlq.nodes.queue.name,
+    webhooksDlqName: webhooksDlq.nodes.queue.name,
+    fns: made,
+    apiId: api.nodes.api.id,
+    installation: table.name,
+  });
 
   return { api: publicBaseUrl, table: table.name, functions: Object.keys(made) };
 }
@@ -222,11 +239,23 @@ export function rateExpression(minutes: number): string {
  * One KMS action on the key, for the installation's own secrets and the given purposes only; with `installNames`,
  * the installation's secrets of those names only (a second statement, as IAM joins one statement's conditions with AND).
  */
-function kmsFor(action: 'kms:Decrypt' | 'kms:GenerateDataKey', key: Output, purposes: readonly string[] = [], installNames?: readonly string[]): Permission[] {
+function kmsFor(
+  action: 'kms:Decrypt' | 'kms:GenerateDataKey',
+  key: Output,
+  purposes: readonly string[] = [],
+  installNames?: readonly string[],
+): Permission[] {
   const purpose = (values: string[]) => ({ test: 'StringEquals', variable: 'kms:EncryptionContext:purpose', values });
   if (!installNames) return [{ actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE, ...purposes])] }];
   return [
-    { actions: [action], resources: [key], conditions: [purpose([INSTALL_SECRET_PURPOSE]), { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: [...installNames] }] },
+    {
+      actions: [action],
+      resources: [key],
+      conditions: [
+        purpose([INSTALL_SECRET_PURPOSE]),
+        { test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: [...installNames] },
+      ],
+    },
     ...(purposes.length ? [{ actions: [action], resources: [key], conditions: [purpose([...purposes])] }] : []),
   ];
 }
@@ -252,7 +281,11 @@ export const POLLER_DEADLINE_MARGIN_S = 30;
  * campaign's mailbox, and a poller that runs out of time (mailboxes left for
  * the next run, so replies and bounces are seen late).
  */
-function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; webhooksDlqName: Output; fns: Record<string, Fn>; apiId: Output; installation: Output }) {
+function alarms(
+  p: Platform,
+  opts: DeployOptions,
+  on: { dlqName: Output; webhooksDlqName: Output; fns: Record<string, Fn>; apiId: Output; installation: Output },
+) {
   const topic = new p.Topic('Alarms');
   if (opts.alarmEmail) new p.TopicSubscription('AlarmsEmail', { topic: topic.arn, protocol: 'email', endpoint: opts.alarmEmail });
   const alarm = (name: string, alarmDescription: string, [namespace, metricName, dimensions]: Metric, when: When) =>
@@ -273,16 +306,52 @@ function alarms(p: Platform, opts: DeployOptions, on: { dlqName: Output; webhook
   const outbound = (metricName: string): Metric => [NAMESPACE, metricName, { Installation: on.installation }];
 
   for (const [name, fn] of Object.entries(on.fns)) {
-    alarm(`${cap(name)}Errors`, `The ${name} function threw: see its log lines with level error.`, lambda(fn, 'Errors'), { stat: 'Sum', over: 0 });
-    alarm(`${cap(name)}Throttles`, `The ${name} function was throttled: the account's concurrency is used up (docs/deploy.md, Quota).`, lambda(fn, 'Throttles'), { stat: 'Sum', over: 0 });
+    alarm(`${cap(name)}Errors`, `The ${name} function threw: see its log lines with level error.`, lambda(fn, 'Errors'), {
+      stat: 'Sum',
+      over: 0,
+    });
+    alarm(
+      `${cap(name)}Throttles`,
+      `The ${name} function was throttled: the account's concurrency is used up (docs/deploy.md, Quota).`,
+      lambda(fn, 'Throttles'),
+      { stat: 'Sum', over: 0 },
+    );
   }
-  alarm('SendDlqNotEmpty', 'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }], { stat: 'Maximum', over: 0 });
-  alarm('DeliveriesDlqNotEmpty', 'Webhook attempts the worker failed five times (the store refusing) wait in their dead-letter queue; the deliveries stay owed in the table and the sweep queues them again.', ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.webhooksDlqName }], { stat: 'Maximum', over: 0 });
-  alarm('SendErrors', 'Sends threw before SMTP (a secret that cannot be opened, the store refusing); a job fails for good after 5.', outbound('SendErrors'), { stat: 'Sum', over: 0 });
-  alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], { stat: 'Sum', over: 5 });
-  alarm('BreakerTrips', 'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.', outbound('BreakerTrips'), { stat: 'Sum', over: 0 });
+  alarm(
+    'SendDlqNotEmpty',
+    'Messages the sender failed five times wait in the dead-letter queue (docs/deploy.md, Redrive).',
+    ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.dlqName }],
+    { stat: 'Maximum', over: 0 },
+  );
+  alarm(
+    'DeliveriesDlqNotEmpty',
+    'Webhook attempts the worker failed five times (the store refusing) wait in their dead-letter queue; the deliveries stay owed in the table and the sweep queues them again.',
+    ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: on.webhooksDlqName }],
+    { stat: 'Maximum', over: 0 },
+  );
+  alarm(
+    'SendErrors',
+    'Sends threw before SMTP (a secret that cannot be opened, the store refusing); a job fails for good after 5.',
+    outbound('SendErrors'),
+    { stat: 'Sum', over: 0 },
+  );
+  alarm('Api5xx', 'The API answered 5xx more than 5 times in 5 minutes.', ['AWS/ApiGateway', '5xx', { ApiId: on.apiId }], {
+    stat: 'Sum',
+    over: 5,
+  });
+  alarm(
+    'BreakerTrips',
+    'The bounce breaker stopped a campaign on a mailbox: its bounce rate passed the threshold.',
+    outbound('BreakerTrips'),
+    { stat: 'Sum', over: 0 },
+  );
   const poller = pollerTimeoutSeconds();
-  alarm('PollerBehind', `The mailbox poller ran into its deadline (${poller - POLLER_DEADLINE_MARGIN_S} s) for 15 minutes: mailboxes wait past their turn, so replies and bounces are seen late.`, lambda(on.fns[pollerName()]!, 'Duration'), { stat: 'Maximum', over: (poller - POLLER_DEADLINE_MARGIN_S) * 1000, orEqual: true, periods: 3 });
+  alarm(
+    'PollerBehind',
+    `The mailbox poller ran into its deadline (${poller - POLLER_DEADLINE_MARGIN_S} s) for 15 minutes: mailboxes wait past their turn, so replies and bounces are seen late.`,
+    lambda(on.fns[pollerName()]!, 'Duration'),
+    { stat: 'Maximum', over: (poller - POLLER_DEADLINE_MARGIN_S) * 1000, orEqual: true, periods: 3 },
+  );
 }
 
 const pollerName = () => schedules.poll!.fn;
@@ -291,5 +360,7 @@ const pollerTimeoutSeconds = () => (functions[pollerName()] as FunctionDef).time
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function missing(key: string): never {
-  throw new Error(`The stage throttles ${key}, a route the API does not have (the manifest's public routes and ${catchAllFunction}'s catch-all).`);
+  throw new Error(
+    `The stage throttles ${key}, a route the API does not have (the manifest's public routes and ${catchAllFunction}'s catch-all).`,
+  );
 }

@@ -50,7 +50,16 @@ function argsAt(code: string, open: number): string[] {
  * (`passwordContext(id)`) or a value (`context`) defined in the bundle.
  */
 async function secretUse(def: FunctionDef): Promise<Use> {
-  const result = await build({ entryPoints: [resolve(root, 'functions/src', def.handler)], bundle: true, write: false, platform: 'node', format: 'esm', plugins: [ownCodeOnly], logLevel: 'silent', outdir: '/tmp/unused' });
+  const result = await build({
+    entryPoints: [resolve(root, 'functions/src', def.handler)],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    plugins: [ownCodeOnly],
+    logLevel: 'silent',
+    outdir: '/tmp/unused',
+  });
   const code = result.outputFiles.map((f) => f.text).join('\n');
   const helpers = new Map<string, string>();
   for (const m of code.matchAll(/(\w+) = (?:\([^)]*\)|\w+) => \(\{\s*purpose: "([a-z-]+)"/g)) helpers.set(m[1]!, m[2]!);
@@ -104,7 +113,19 @@ describe('KMS grants follow what each function’s code seals and opens', () => 
         subscribe() {}
         notify() {}
       };
-    const kinds = ['Function', 'Dynamo', 'Queue', 'ApiGatewayV2', 'Cron', 'Secret', 'KmsKey', 'Bucket', 'Topic', 'TopicSubscription', 'MetricAlarm'];
+    const kinds = [
+      'Function',
+      'Dynamo',
+      'Queue',
+      'ApiGatewayV2',
+      'Cron',
+      'Secret',
+      'KmsKey',
+      'Bucket',
+      'Topic',
+      'TopicSubscription',
+      'MetricAlarm',
+    ];
     deploy({ stage: 'test', ...Object.fromEntries(kinds.map((k) => [k, stub(k)])) } as unknown as Platform);
     for (const [name] of defs) {
       const kms = made[name.charAt(0).toUpperCase() + name.slice(1)]!.filter((p) => p.actions.some((a) => a.startsWith('kms:')));
@@ -119,7 +140,9 @@ describe('KMS grants follow what each function’s code seals and opens', () => 
           const [purpose, ...more] = grant.conditions ?? [];
           expect([purpose?.test, purpose?.variable], name).toEqual(['StringEquals', 'kms:EncryptionContext:purpose']);
           const named = purpose!.values.includes(INSTALL_SECRET_PURPOSE) && def.installSecrets;
-          expect(more, name).toEqual(named ? [{ test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: def.installSecrets }] : []);
+          expect(more, name).toEqual(
+            named ? [{ test: 'StringEquals', variable: 'kms:EncryptionContext:name', values: def.installSecrets }] : [],
+          );
           out.push(...purpose!.values);
         }
         return sorted(out);
@@ -130,8 +153,16 @@ describe('KMS grants follow what each function’s code seals and opens', () => 
   });
 
   it('keeps the functions behind public routes from opening mailbox passwords and refresh tokens', () => {
-    const publicFns = new Set(allRoutes().filter((r) => r.public).map((r) => r.fn as string));
+    const publicFns = new Set(
+      allRoutes()
+        .filter((r) => r.public)
+        .map((r) => r.fn as string),
+    );
     expect([...publicFns].sort()).toEqual(expect.arrayContaining(['unsubscribe', 'leads', 'oauth']));
-    for (const name of publicFns) expect(((functions[name as keyof typeof functions] as FunctionDef).opens ?? []).filter((p) => p.startsWith('mailbox-')), name).toEqual([]);
+    for (const name of publicFns)
+      expect(
+        ((functions[name as keyof typeof functions] as FunctionDef).opens ?? []).filter((p) => p.startsWith('mailbox-')),
+        name,
+      ).toEqual([]);
   });
 });

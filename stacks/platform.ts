@@ -105,7 +105,10 @@ export interface Platform {
   KmsKey: new (name: string, args: { description: string; enableKeyRotation: boolean }) => KmsKey;
   Bucket: new (
     name: string,
-    args?: { cors?: boolean | { allowOrigins?: string[]; allowMethods?: string[]; allowHeaders?: string[] }; lifecycle?: { prefix?: string; expiresIn: string }[] },
+    args?: {
+      cors?: boolean | { allowOrigins?: string[]; allowMethods?: string[]; allowHeaders?: string[] };
+      lifecycle?: { prefix?: string; expiresIn: string }[];
+    },
   ) => Bucket;
   Topic: new (name: string, args?: Record<string, unknown>) => Topic;
   TopicSubscription: new (name: string, args: { topic: Output; protocol: 'email'; endpoint: string }) => unknown;

@@ -6,10 +6,7 @@ import type { Platform } from './platform.ts';
 
 declare global {
   const $app: { name: string; stage: string };
-  function $config(config: {
-    app(input?: { stage?: string }): Record<string, unknown>;
-    run(): Promise<unknown>;
-  }): unknown;
+  function $config(config: { app(input?: { stage?: string }): Record<string, unknown>; run(): Promise<unknown> }): unknown;
   const sst: {
     Secret: Platform['Secret'];
     aws: {

@@ -38,12 +38,22 @@ const records = load('dev.jsonl');
 const holdout = load('holdout.jsonl');
 
 const read = (r: Labelled, text = r.reply.text): ReplyReading =>
-  readReply({ text, fromEmail: r.reply.fromEmail, fromName: r.reply.fromName, writtenAt: Date.parse(r.sentAt), ownAddresses: [r.sent.fromEmail] });
+  readReply({
+    text,
+    fromEmail: r.reply.fromEmail,
+    fromName: r.reply.fromName,
+    writtenAt: Date.parse(r.sentAt),
+    ownAddresses: [r.sent.fromEmail],
+  });
 
 const readings = new Map([...records, ...holdout].map((r) => [r.id, read(r)]));
 const LABELS = ['INTERESTED', 'QUESTION', 'NOT_NOW', 'NOT_INTERESTED', 'WRONG_PERSON', 'UNSUBSCRIBE'] as const;
 /** Reading a wish to talk as a refusal, or a refusal as a wish to talk. */
-const OPPOSITE: Record<string, string[]> = { INTERESTED: ['NOT_INTERESTED', 'UNSUBSCRIBE'], NOT_INTERESTED: ['INTERESTED'], UNSUBSCRIBE: ['INTERESTED'] };
+const OPPOSITE: Record<string, string[]> = {
+  INTERESTED: ['NOT_INTERESTED', 'UNSUBSCRIBE'],
+  NOT_INTERESTED: ['INTERESTED'],
+  UNSUBSCRIBE: ['INTERESTED'],
+};
 
 const pct = (n: number, of: number) => `${((100 * n) / Math.max(1, of)).toFixed(1)}%`;
 
@@ -120,7 +130,12 @@ describe('reply rules on the labelled dev set', () => {
         const got = readings.get(r.id)!;
         return JSON.stringify(got.referral) !== JSON.stringify(r.referral) || got.followUpOn !== r.followUpOn;
       })
-      .map((r) => ({ id: r.id, referral: readings.get(r.id)!.referral, followUpOn: readings.get(r.id)!.followUpOn, want: { referral: r.referral, followUpOn: r.followUpOn } }));
+      .map((r) => ({
+        id: r.id,
+        referral: readings.get(r.id)!.referral,
+        followUpOn: readings.get(r.id)!.followUpOn,
+        want: { referral: r.referral, followUpOn: r.followUpOn },
+      }));
     expect(mismatches).toEqual([]);
   });
 });
@@ -131,9 +146,15 @@ describe('reply rules on the labelled dev set', () => {
  * line naming its sender, and the header and rule lines clients put above it.
  */
 function withoutQuote(r: Labelled): string {
-  const squash = (s: string) => s.replace(/^[\s>]+/gm, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+  const squash = (s: string) =>
+    s
+      .replace(/^[\s>]+/gm, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .toLowerCase();
   const sent = squash(r.sent.text);
-  const header = /^(?:from|von|de|van|sent|date|datum|gesendet|envoy|enviad|verzonden|to|an|à|para|aan|cc|subject|betreff|objet|asunto|assunto|onderwerp)\s?:|^-{3,}.*-{3,}$|^_{5,}$|(?:wrote|schrieb|a écrit|escribió|escreveu|schreef|geschreven)\s?:?$/i;
+  const header =
+    /^(?:from|von|de|van|sent|date|datum|gesendet|envoy|enviad|verzonden|to|an|à|para|aan|cc|subject|betreff|objet|asunto|assunto|onderwerp)\s?:|^-{3,}.*-{3,}$|^_{5,}$|(?:wrote|schrieb|a écrit|escribió|escreveu|schreef|geschreven)\s?:?$/i;
   return r.reply.text
     .split('\n')
     .filter((line) => {

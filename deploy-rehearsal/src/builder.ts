@@ -25,15 +25,29 @@ const EXTENSIONS = ['.ts', '.tsx', '.mts', '.js', '.mjs', '.cjs'];
 export async function runtimeBuild(input: BuildInput, paths: { root: string; work: string; cache: string }) {
   const base = input.handler.slice(0, -extname(input.handler).length);
   const source = EXTENSIONS.map((e) => resolve(paths.root, base + e)).find(existsSync);
-  const fail = (error: string) => ({ handler: input.handler, out: '', errors: [`${input.functionID}: ${error}`], sourcemaps: [] as string[] });
+  const fail = (error: string) => ({
+    handler: input.handler,
+    out: '',
+    errors: [`${input.functionID}: ${error}`],
+    sourcemaps: [] as string[],
+  });
   if (!source) return fail(`handler not found: ${input.handler}`);
   const esm = input.properties?.format !== 'cjs';
   const cached = join(paths.cache, input.functionID);
   if (!existsSync(cached)) {
     try {
       // `nodejs.plugins` names a file whose default export is the esbuild plugins SST's build runs (the console's files).
-      const plugins = input.properties?.plugins ? ((await import(pathToFileURL(resolve(paths.root, input.properties.plugins)).href)) as { default: Plugin[] }).default : [];
-      await build({ ...sstBuildOptions(input.runtime, input.properties), plugins, entryPoints: [source], outfile: join(cached, esm ? 'bundle.mjs' : 'bundle.cjs'), absWorkingDir: paths.root, logLevel: 'silent' });
+      const plugins = input.properties?.plugins
+        ? ((await import(pathToFileURL(resolve(paths.root, input.properties.plugins)).href)) as { default: Plugin[] }).default
+        : [];
+      await build({
+        ...sstBuildOptions(input.runtime, input.properties),
+        plugins,
+        entryPoints: [source],
+        outfile: join(cached, esm ? 'bundle.mjs' : 'bundle.cjs'),
+        absWorkingDir: paths.root,
+        logLevel: 'silent',
+      });
     } catch (err) {
       return fail((err as Error).message);
     }

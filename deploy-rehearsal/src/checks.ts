@@ -40,12 +40,22 @@ export function statementsOf(role: Recorded): Statement[] {
 }
 
 const list = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
-const glob = (pattern: string, value: string) => new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(value);
+const glob = (pattern: string, value: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(value);
 
 /** Whether the role's inline policy allows `action` on `resource`, unconditionally. */
 export function allows(role: Recorded, action: string, resource: string): boolean {
   return statementsOf(role).some(
-    (s) => s.Effect === 'Allow' && !s.Condition && list(s.Action).some((a) => glob(a, action)) && list(s.Resource).some((r) => glob(r, resource)),
+    (s) =>
+      s.Effect === 'Allow' &&
+      !s.Condition &&
+      list(s.Action).some((a) => glob(a, action)) &&
+      list(s.Resource).some((r) => glob(r, resource)),
   );
 }
 
@@ -67,7 +77,10 @@ export function eventSourceRoles(r: StageReport): string[] {
     }
     const service = String(m.inputs.eventSourceArn).split(':')[2]!;
     const missing = (POLLER_ACTIONS[service] ?? []).filter((a) => !allows(role, a, m.inputs.eventSourceArn));
-    if (missing.length) problems.push(`${m.name}: the role of ${fn.outputs.name} lacks ${missing.join(', ')} on ${m.inputs.eventSourceArn} (AWS refuses the mapping)`);
+    if (missing.length)
+      problems.push(
+        `${m.name}: the role of ${fn.outputs.name} lacks ${missing.join(', ')} on ${m.inputs.eventSourceArn} (AWS refuses the mapping)`,
+      );
   }
   // Pushed events need the function's own permission for the service that invokes it.
   const invoked = new Map<string, Set<string>>();
@@ -75,11 +88,16 @@ export function eventSourceRoles(r: StageReport): string[] {
     const fn = functionNamed(r, fnRef);
     if (fn) (invoked.get(fn.outputs.name) ?? invoked.set(fn.outputs.name, new Set()).get(fn.outputs.name)!).add(principal);
   };
-  for (const n of of(r, 'aws:s3/bucketNotification:BucketNotification')) for (const f of n.inputs.lambdaFunctions ?? []) add(f.lambdaFunctionArn, 's3.amazonaws.com');
-  for (const t of of(r, 'aws:cloudwatch/eventTarget:EventTarget')) if (String(t.inputs.arn).includes(':function:')) add(t.inputs.arn, 'events.amazonaws.com');
-  for (const i of of(r, 'aws:apigatewayv2/integration:Integration')) if (String(i.inputs.integrationUri).includes(':function:')) add(i.inputs.integrationUri, 'apigateway.amazonaws.com');
+  for (const n of of(r, 'aws:s3/bucketNotification:BucketNotification'))
+    for (const f of n.inputs.lambdaFunctions ?? []) add(f.lambdaFunctionArn, 's3.amazonaws.com');
+  for (const t of of(r, 'aws:cloudwatch/eventTarget:EventTarget'))
+    if (String(t.inputs.arn).includes(':function:')) add(t.inputs.arn, 'events.amazonaws.com');
+  for (const i of of(r, 'aws:apigatewayv2/integration:Integration'))
+    if (String(i.inputs.integrationUri).includes(':function:')) add(i.inputs.integrationUri, 'apigateway.amazonaws.com');
   const granted = of(r, PERMISSION).map((p) => `${functionNamed(r, p.inputs.function)?.outputs.name}|${p.inputs.principal}`);
-  for (const [fn, principals] of invoked) for (const p of principals) if (!granted.includes(`${fn}|${p}`)) problems.push(`${fn}: invoked by ${p} without a lambda:InvokeFunction permission for it`);
+  for (const [fn, principals] of invoked)
+    for (const p of principals)
+      if (!granted.includes(`${fn}|${p}`)) problems.push(`${fn}: invoked by ${p} without a lambda:InvokeFunction permission for it`);
   return problems;
 }
 
@@ -92,7 +110,8 @@ export function queueVisibility(r: StageReport): string[] {
     if (!queue || !fn) continue;
     const visibility = queue.inputs.visibilityTimeoutSeconds ?? 30;
     const timeout = fn.inputs.timeout ?? 3;
-    if (visibility < 6 * timeout) problems.push(`${queue.outputs.name}: visibility ${visibility} s is less than 6 × ${fn.outputs.name}'s timeout of ${timeout} s`);
+    if (visibility < 6 * timeout)
+      problems.push(`${queue.outputs.name}: visibility ${visibility} s is less than 6 × ${fn.outputs.name}'s timeout of ${timeout} s`);
   }
   return problems;
 }
@@ -108,10 +127,14 @@ export function routeVariables(routeKeys: string[]): string[] {
     segments.forEach((s, i) => {
       const m = /^\{([^}+]+)\+?\}$/.exec(s);
       if (!m) return;
-      const parent = segments.slice(0, i).map((p) => (p.startsWith('{') ? '{}' : p)).join('/');
+      const parent = segments
+        .slice(0, i)
+        .map((p) => (p.startsWith('{') ? '{}' : p))
+        .join('/');
       const before = seen.get(parent);
       if (!before) seen.set(parent, { name: m[1]!, key });
-      else if (before.name !== m[1]) problems.push(`${key}: {${m[1]}} beside {${before.name}} of ${before.key} at /${parent}/ (one variable name per level)`);
+      else if (before.name !== m[1])
+        problems.push(`${key}: {${m[1]}} beside {${before.name}} of ${before.key} at /${parent}/ (one variable name per level)`);
     });
   }
   return problems;
@@ -129,7 +152,10 @@ export function routeSettingsAfterRoutes(r: StageReport): string[] {
     for (const { routeKey } of (stage.inputs.routeSettings ?? []) as { routeKey: string }[]) {
       const route = routes.find((x) => x.inputs.routeKey === routeKey);
       if (!route) problems.push(`${stage.name}: a setting for ${routeKey}, a route its API does not have`);
-      else if (!route.urn || !(stage.dependencies ?? []).includes(route.urn)) problems.push(`${stage.name}: a setting for ${routeKey} that does not wait for ${route.name} (AWS refuses a setting for a route key that does not exist yet)`);
+      else if (!route.urn || !(stage.dependencies ?? []).includes(route.urn))
+        problems.push(
+          `${stage.name}: a setting for ${routeKey} that does not wait for ${route.name} (AWS refuses a setting for a route key that does not exist yet)`,
+        );
     }
   }
   return problems;
@@ -155,22 +181,33 @@ export function namesAndLimits(r: StageReport): string[] {
   for (const x of r.resources) {
     const limit = LIMITS[x.type];
     const name = limit && (x.inputs[limit.field] ?? x.outputs[limit.field]);
-    if (limit && typeof name === 'string' && (name.length > limit.max || (limit.pattern && !limit.pattern.test(name)))) problems.push(`${x.name}: the name ${name} (${name.length}) is not a valid ${x.type.split(':').pop()} name of at most ${limit.max}`);
+    if (limit && typeof name === 'string' && (name.length > limit.max || (limit.pattern && !limit.pattern.test(name))))
+      problems.push(`${x.name}: the name ${name} (${name.length}) is not a valid ${x.type.split(':').pop()} name of at most ${limit.max}`);
   }
   for (const f of of(r, FN)) {
     const i = f.inputs;
     if (!(i.timeout >= 1 && i.timeout <= 900)) problems.push(`${f.outputs.name}: timeout ${i.timeout} s is outside 1–900`);
     if (!(i.memorySize >= 128 && i.memorySize <= 10240)) problems.push(`${f.outputs.name}: memory ${i.memorySize} MB is outside 128–10240`);
     if ((i.description ?? '').length > 256) problems.push(`${f.outputs.name}: description over 256 characters`);
-    const env = Object.entries((i.environment?.variables ?? {}) as Record<string, string>).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
+    const env = Object.entries((i.environment?.variables ?? {}) as Record<string, string>).reduce(
+      (n, [k, v]) => n + k.length + String(v).length,
+      0,
+    );
     if (env > 4096) problems.push(`${f.outputs.name}: environment of ${env} bytes is over Lambda's 4 KB`);
   }
   for (const m of of(r, ESM)) {
     const max = m.inputs.scalingConfig?.maximumConcurrency;
     if (max !== undefined && !(max >= 2 && max <= 1000)) problems.push(`${m.name}: maximumConcurrency ${max} is outside 2–1000`);
-    if (String(m.inputs.eventSourceArn).includes(':sqs:') && m.inputs.batchSize > 10 && !(m.inputs.maximumBatchingWindowInSeconds >= 1)) problems.push(`${m.name}: an SQS batch over 10 needs a batching window`);
+    if (String(m.inputs.eventSourceArn).includes(':sqs:') && m.inputs.batchSize > 10 && !(m.inputs.maximumBatchingWindowInSeconds >= 1))
+      problems.push(`${m.name}: an SQS batch over 10 needs a batching window`);
   }
-  for (const [role, bytes] of of(r, ROLE).map((x) => [x.outputs.name, (x.inputs.inlinePolicies ?? []).reduce((n: number, p: { policy: string }) => n + p.policy.replace(/\s/g, '').length, 0)] as const)) {
+  for (const [role, bytes] of of(r, ROLE).map(
+    (x) =>
+      [
+        x.outputs.name,
+        (x.inputs.inlinePolicies ?? []).reduce((n: number, p: { policy: string }) => n + p.policy.replace(/\s/g, '').length, 0),
+      ] as const,
+  )) {
     if (bytes > 10240) problems.push(`${role}: inline policies of ${bytes} characters are over IAM's 10,240`);
   }
   return problems;
@@ -182,7 +219,9 @@ export function reservedConcurrency(r: StageReport, quota = NEW_ACCOUNT_CONCURRE
   const total = reserved.reduce((n, f) => n + f.inputs.reservedConcurrentExecutions, 0);
   const room = quota - Math.min(100, quota);
   if (total <= room) return [];
-  return [`reserved concurrency totals ${total} (${reserved.map((f) => `${f.outputs.name} ${f.inputs.reservedConcurrentExecutions}`).join(', ')}), but an account of ${quota} can reserve ${room}`];
+  return [
+    `reserved concurrency totals ${total} (${reserved.map((f) => `${f.outputs.name} ${f.inputs.reservedConcurrentExecutions}`).join(', ')}), but an account of ${quota} can reserve ${room}`,
+  ];
 }
 
 /** Production keeps its data and refuses deletion; any other stage comes down with `sst remove`. */
@@ -190,8 +229,10 @@ export function teardown(r: StageReport): string[] {
   const production = r.stage === 'production';
   const problems: string[] = [];
   for (const t of of(r, 'aws:dynamodb/table:Table')) {
-    if (Boolean(t.inputs.deletionProtectionEnabled) !== production) problems.push(`${t.name}: deletion protection ${t.inputs.deletionProtectionEnabled ? 'on' : 'off'} in stage ${r.stage}`);
-    if (Boolean(t.retainOnDelete) !== production) problems.push(`${t.name}: ${t.retainOnDelete ? 'kept' : 'deleted'} by \`sst remove\` in stage ${r.stage}`);
+    if (Boolean(t.inputs.deletionProtectionEnabled) !== production)
+      problems.push(`${t.name}: deletion protection ${t.inputs.deletionProtectionEnabled ? 'on' : 'off'} in stage ${r.stage}`);
+    if (Boolean(t.retainOnDelete) !== production)
+      problems.push(`${t.name}: ${t.retainOnDelete ? 'kept' : 'deleted'} by \`sst remove\` in stage ${r.stage}`);
   }
   return problems;
 }
@@ -200,7 +241,12 @@ export function teardown(r: StageReport): string[] {
 export const CHECKS: Record<string, (r: StageReport) => string[]> = {
   'event-source roles and invoke permissions': eventSourceRoles,
   'queue visibility against consumer timeout': queueVisibility,
-  'one variable name per path level': (r) => routeVariables(of(r, ROUTE).map((x) => String(x.inputs.routeKey)).sort()),
+  'one variable name per path level': (r) =>
+    routeVariables(
+      of(r, ROUTE)
+        .map((x) => String(x.inputs.routeKey))
+        .sort(),
+    ),
   'route settings made after their routes': routeSettingsAfterRoutes,
   'names and Lambda limits': namesAndLimits,
   'reserved concurrency in a new account': (r) => reservedConcurrency(r),

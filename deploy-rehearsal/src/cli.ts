@@ -77,7 +77,9 @@ export async function main(here: string, argv: string[]) {
       console.error(`✗ ${stage}: ${problems.length} problem(s) in ${report.resources.length} resources (${fns} functions), ${secs} s`);
       for (const p of problems) console.error(`  - ${p}`);
     } else {
-      console.log(`✓ ${stage}: ${report.resources.length} resources (${fns} functions bundled), SST's checks and ${Object.keys(CHECKS).length} AWS-side checks pass, ${secs} s`);
+      console.log(
+        `✓ ${stage}: ${report.resources.length} resources (${fns} functions bundled), SST's checks and ${Object.keys(CHECKS).length} AWS-side checks pass, ${secs} s`,
+      );
     }
   }
   return failed ? 1 : 0;
@@ -117,7 +119,9 @@ async function bundleConfig(here: string, root: string, platform: string, out: s
     define: { $app: 'globalThis.__rehearsal.app', $cli: 'globalThis.__rehearsal.cli', $dev: 'globalThis.__rehearsal.dev' },
     external: [...Object.keys(pkg.dependencies), '@pulumi/*', '@aws-sdk/*', '@smithy/*'],
     nodePaths: [join(here, 'node_modules')],
-    banner: { js: `import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url); globalThis.__rehearsal = JSON.parse(process.env.REHEARSAL_GLOBALS);` },
+    banner: {
+      js: `import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url); globalThis.__rehearsal = JSON.parse(process.env.REHEARSAL_GLOBALS);`,
+    },
     logLevel: 'error',
   });
   return file;

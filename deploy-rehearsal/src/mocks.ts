@@ -23,7 +23,12 @@ function outputsOf(a: MockResourceArgs): Record<string, any> {
   const arn = (service: string, resource: string) => `arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`;
   switch (a.type) {
     case 'aws:lambda/function:Function':
-      return { name, arn: arn('lambda', `function:${name}`), invokeArn: `arn:aws:apigateway:${REGION}:lambda:path/2015-03-31/functions/${arn('lambda', `function:${name}`)}/invocations`, qualifiedArn: arn('lambda', `function:${name}:$LATEST`) };
+      return {
+        name,
+        arn: arn('lambda', `function:${name}`),
+        invokeArn: `arn:aws:apigateway:${REGION}:lambda:path/2015-03-31/functions/${arn('lambda', `function:${name}`)}/invocations`,
+        qualifiedArn: arn('lambda', `function:${name}:$LATEST`),
+      };
     case 'aws:iam/role:Role':
       return { name, arn: `arn:aws:iam::${ACCOUNT}:role/${name}` };
     case 'aws:sqs/queue:Queue':
@@ -32,9 +37,18 @@ function outputsOf(a: MockResourceArgs): Record<string, any> {
       return { name, arn: arn('dynamodb', `table/${name}`), streamArn: arn('dynamodb', `table/${name}/stream/2026-01-01T00:00:00.000`) };
     case 'aws:s3/bucketV2:BucketV2':
     case 'aws:s3/bucket:Bucket':
-      return { bucket: name, arn: `arn:aws:s3:::${name}`, bucketDomainName: `${name}.s3.amazonaws.com`, bucketRegionalDomainName: `${name}.s3.${REGION}.amazonaws.com` };
+      return {
+        bucket: name,
+        arn: `arn:aws:s3:::${name}`,
+        bucketDomainName: `${name}.s3.amazonaws.com`,
+        bucketRegionalDomainName: `${name}.s3.${REGION}.amazonaws.com`,
+      };
     case 'aws:apigatewayv2/api:Api':
-      return { apiEndpoint: `https://a1b2c3d4e5.execute-api.${REGION}.amazonaws.com`, executionArn: `arn:aws:execute-api:${REGION}:${ACCOUNT}:a1b2c3d4e5`, arn: `arn:aws:apigateway:${REGION}::/apis/a1b2c3d4e5` };
+      return {
+        apiEndpoint: `https://a1b2c3d4e5.execute-api.${REGION}.amazonaws.com`,
+        executionArn: `arn:aws:execute-api:${REGION}:${ACCOUNT}:a1b2c3d4e5`,
+        arn: `arn:aws:apigateway:${REGION}::/apis/a1b2c3d4e5`,
+      };
     case 'aws:kms/key:Key':
       return { arn: arn('kms', 'key/1234abcd-12ab-34cd-56ef-1234567890ab'), keyId: '1234abcd-12ab-34cd-56ef-1234567890ab' };
     case 'aws:sns/topic:Topic':
@@ -44,7 +58,10 @@ function outputsOf(a: MockResourceArgs): Record<string, any> {
     case 'aws:cloudwatch/eventRule:EventRule':
       return { name, arn: arn('events', `rule/${name}`) };
     case 'random:index/randomBytes:RandomBytes':
-      return { base64: Buffer.alloc(a.inputs.length ?? 32, 7).toString('base64'), hex: Buffer.alloc(a.inputs.length ?? 32, 7).toString('hex') };
+      return {
+        base64: Buffer.alloc(a.inputs.length ?? 32, 7).toString('base64'),
+        hex: Buffer.alloc(a.inputs.length ?? 32, 7).toString('hex'),
+      };
     default:
       return a.inputs.name ? { name } : {};
   }

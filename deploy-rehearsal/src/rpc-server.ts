@@ -9,7 +9,12 @@ import { runtimeBuild, type BuildInput } from './builder.ts';
 export async function startRpc(paths: { root: string; work: string; cache: string }) {
   const methods: Record<string, (args: any) => Promise<unknown>> = {
     'Runtime.Build': (args: BuildInput) => runtimeBuild(args, paths),
-    'Provider.Aws.Bootstrap': async () => ({ asset: 'sst-asset-rehearsal', assetEcrRegistryId: '123456789012', assetEcrUrl: '123456789012.dkr.ecr.us-east-1.amazonaws.com/sst-asset', state: 'sst-state-rehearsal' }),
+    'Provider.Aws.Bootstrap': async () => ({
+      asset: 'sst-asset-rehearsal',
+      assetEcrRegistryId: '123456789012',
+      assetEcrUrl: '123456789012.dkr.ecr.us-east-1.amazonaws.com/sst-asset',
+      state: 'sst-state-rehearsal',
+    }),
     'Provider.Aws.Appsync': async () => ({ http: '', realtime: '' }),
   };
   const server = createServer((req, res) => {
@@ -18,7 +23,12 @@ export async function startRpc(paths: { root: string; work: string; cache: strin
     req.on('end', async () => {
       const { method, params } = JSON.parse(body) as { method: string; params: unknown[] };
       const fn = methods[method];
-      const reply = fn ? await fn(params[0]).then((result) => ({ result }), (err: Error) => ({ error: err.message })) : { error: `rpc: can't find method ${method}` };
+      const reply = fn
+        ? await fn(params[0]).then(
+            (result) => ({ result }),
+            (err: Error) => ({ error: err.message }),
+          )
+        : { error: `rpc: can't find method ${method}` };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
     });
   });

@@ -19,7 +19,12 @@ interface Config {
 
 export async function rehearse(config: Config, run: (program: () => Promise<unknown>) => Promise<unknown>) {
   const stage = process.env.REHEARSAL_STAGE!;
-  const paths = { root: process.env.REHEARSAL_ROOT!, work: process.env.REHEARSAL_WORK!, cache: process.env.REHEARSAL_CACHE!, platform: process.env.REHEARSAL_PLATFORM! };
+  const paths = {
+    root: process.env.REHEARSAL_ROOT!,
+    work: process.env.REHEARSAL_WORK!,
+    cache: process.env.REHEARSAL_CACHE!,
+    platform: process.env.REHEARSAL_PLATFORM!,
+  };
   const errors: string[] = [];
   const note = (err: unknown) => errors.push(err instanceof Error ? err.message : String(err));
   // An output that fails inside SST (a duplicate bucket policy, a build error) rejects a promise nobody awaits.
@@ -36,14 +41,17 @@ export async function rehearse(config: Config, run: (program: () => Promise<unkn
   const options: Record<string, { retainOnDelete?: boolean; protect?: boolean }> = {};
   try {
     // As the Pulumi program SST runs: inside the stack resource, which stack transformations need.
-    await pulumi.runtime.runInPulumiStack(() => run(() => {
-      // Registered after SST's own transformations, so it sees the options they set (removal: retain).
-      pulumi.runtime.registerStackTransformation((args) => {
-        options[`${args.type}::${args.name}`] = { retainOnDelete: args.opts.retainOnDelete, protect: args.opts.protect };
-        return undefined;
-      });
-      return config.run();
-    }) as Promise<any>);
+    await pulumi.runtime.runInPulumiStack(
+      () =>
+        run(() => {
+          // Registered after SST's own transformations, so it sees the options they set (removal: retain).
+          pulumi.runtime.registerStackTransformation((args) => {
+            options[`${args.type}::${args.name}`] = { retainOnDelete: args.opts.retainOnDelete, protect: args.opts.protect };
+            return undefined;
+          });
+          return config.run();
+        }) as Promise<any>,
+    );
   } catch (err) {
     note(err);
   }

@@ -7,7 +7,11 @@ describe('the manifest and the handlers agree', () => {
       if (!def.routes && !def.catchAll) continue;
       const mod = await import(`./${def.handler}`);
       const implemented = new Set<string>(mod.handler.routeKeys);
-      const declared = new Set(allRoutes().filter((r) => r.fn === name).map((r) => r.key));
+      const declared = new Set(
+        allRoutes()
+          .filter((r) => r.fn === name)
+          .map((r) => r.key),
+      );
       if (def.catchAll) declared.add('$default');
       expect([...implemented].sort(), name).toEqual([...declared].sort());
     }
@@ -26,7 +30,10 @@ describe('the manifest and the handlers agree', () => {
   });
 
   it('leaves public exactly the routes docs/api.md names public', () => {
-    const open = allRoutes().filter((r) => r.public).map((r) => r.key).sort();
+    const open = allRoutes()
+      .filter((r) => r.public)
+      .map((r) => r.key)
+      .sort();
     const allowed = [
       'POST /v1/auth/login',
       'GET /v1/oauth/{provider}/authorize',

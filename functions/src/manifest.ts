@@ -49,7 +49,8 @@ export interface RouteDef {
 export type KitName = 'mail' | 'smtp' | 'ai' | 'uploads';
 
 /** What the engine seals with KMS; the encryption context's `purpose` names it, and each role may seal only its own. */
-export type SealPurpose = 'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key' | 'webhook-signing-secret';
+export type SealPurpose =
+  'mailbox-password' | 'mailbox-oauth-refresh' | 'seed-password' | 'webhook-secret' | 'ai-key' | 'webhook-signing-secret';
 
 /**
  * The OAuth apps, as SST secrets (`npx sst secret set GoogleClientSecret ...`), by the environment variable the

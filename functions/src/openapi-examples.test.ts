@@ -11,10 +11,16 @@ type Json = Record<string, any>;
 type Media = { schema: Json; example?: unknown };
 
 // ajv-formats is CommonJS: its default export arrives wrapped under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => void;
 
 const doc = openApiDocument() as Json;
-const operations = new Map<string, Json>(Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((ops) => Object.values(ops).map((op) => [op.operationId as string, op])));
+const operations = new Map<string, Json>(
+  Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((ops) =>
+    Object.values(ops).map((op) => [op.operationId as string, op]),
+  ),
+);
 
 /** Every JSON body of the document that carries an example: where it is, its schema and the example. */
 function examplesInDocument(): { at: string; media: Media }[] {
@@ -34,7 +40,8 @@ function examplesInDocument(): { at: string; media: Media }[] {
 function validatorFor() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
-  const rewrite = (s: unknown) => JSON.parse(JSON.stringify(s).replace(/"#\/components\/schemas\//g, '"openapi:components#/$defs/')) as Json;
+  const rewrite = (s: unknown) =>
+    JSON.parse(JSON.stringify(s).replace(/"#\/components\/schemas\//g, '"openapi:components#/$defs/')) as Json;
   ajv.addSchema({ $id: 'openapi:components', $defs: rewrite(doc.components.schemas) });
   return (schema: Json, value: unknown): string | undefined => {
     const validate = ajv.compile(rewrite(schema));
@@ -48,14 +55,29 @@ describe('the examples of the OpenAPI document', () => {
     for (const [id, ex] of Object.entries(EXAMPLES)) {
       expect(ids, id).toContain(id);
       const op = operations.get(id)!;
-      const success = Object.entries(op.responses as Record<string, Json>).find(([status]) => status.startsWith('2') || status === '410')![1];
+      const success = Object.entries(op.responses as Record<string, Json>).find(
+        ([status]) => status.startsWith('2') || status === '410',
+      )![1];
       if (ex.request !== undefined) expect(op.requestBody?.content?.['application/json']?.example, `${id} request`).toEqual(ex.request);
       if (ex.response !== undefined) expect(success.content?.['application/json']?.example, `${id} response`).toEqual(ex.response);
       // Only a refusal with a body of its own can carry one: the shared responses are one object for every route.
-      for (const [status, body] of Object.entries(ex.errors ?? {})) expect(op.responses[status]?.content?.['application/json']?.example, `${id} ${status}`).toEqual(body);
+      for (const [status, body] of Object.entries(ex.errors ?? {}))
+        expect(op.responses[status]?.content?.['application/json']?.example, `${id} ${status}`).toEqual(body);
     }
     // The main operations have them.
-    for (const id of ['login', 'createDomain', 'createMailbox', 'listCampaigns', 'createCampaign', 'getCampaign', 'launchCampaign', 'listReplies', 'updateReply', 'getConversation', 'sendMessage']) {
+    for (const id of [
+      'login',
+      'createDomain',
+      'createMailbox',
+      'listCampaigns',
+      'createCampaign',
+      'getCampaign',
+      'launchCampaign',
+      'listReplies',
+      'updateReply',
+      'getConversation',
+      'sendMessage',
+    ]) {
       expect(Object.keys(EXAMPLES), id).toContain(id);
     }
   });

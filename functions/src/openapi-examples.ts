@@ -55,7 +55,13 @@ const campaign = {
   unsubscribeUrlTemplate: null,
   mailboxIds: ['01M88YG1ZZKHWPH5DQTWK1SZPK'],
   steps: [{ waitDays: 3, body: 'Just bumping this, {{firstName}}.' }],
-  schedule: { timezone: 'America/New_York', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' },
+  schedule: {
+    timezone: 'America/New_York',
+    useLeadTimezone: true,
+    days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+    start: '09:00',
+    end: '17:00',
+  },
   variants: null,
   autoWinner: false,
   bounceRateThreshold: 5,
@@ -118,7 +124,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   login: {
     request: { email: 'admin@acme.com', password: 'correct horse battery' },
     response: {
-      token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhZG1pbkBhY21lLmNvbSIsImlzcyI6Im91dGJvdW5kIiwiaWF0IjoxNzk1NTk2NTQ3LCJleHAiOjE3OTU2Mzk3NDd9.llAD0qnnliiRzrgb_Wz_bBnGAOAURvPv-bmmCTLNtw8',
+      token:
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhZG1pbkBhY21lLmNvbSIsImlzcyI6Im91dGJvdW5kIiwiaWF0IjoxNzk1NTk2NTQ3LCJleHAiOjE3OTU2Mzk3NDd9.llAD0qnnliiRzrgb_Wz_bBnGAOAURvPv-bmmCTLNtw8',
     },
   },
   createDomain: {
@@ -144,11 +151,14 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   updateDomain: {
     request: { label: 'Main brand' },
-    errors: { 409: {
-        error: 'Campaigns send from this domain with its mailing address: clearing it stops their emails. Send again with "confirm": true to clear it anyway.',
+    errors: {
+      409: {
+        error:
+          'Campaigns send from this domain with its mailing address: clearing it stops their emails. Send again with "confirm": true to clear it anyway.',
         code: 'ADDRESS_IN_USE',
         campaigns: [{ id: '01M88YJ7JSX5V280GMJPWSEHCJ', name: 'Spring outreach', status: 'ACTIVE' }],
-      } },
+      },
+    },
   },
   checkDomain: {
     response: {
@@ -156,8 +166,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       spf: 'PASS',
       dkim: 'PASS',
       dmarc: 'PASS',
-      blocklists: { "spamhaus-dbl": 'PASS', surbl: 'PASS', uribl: 'PASS' },
-      listUnsubscribeCheck: 'This engine adds List-Unsubscribe and List-Unsubscribe-Post: List-Unsubscribe=One-Click (RFC 8058 one-click unsubscribe) to every email it sends, so campaigns from acme.com carry them without any DNS record.',
+      blocklists: { 'spamhaus-dbl': 'PASS', surbl: 'PASS', uribl: 'PASS' },
+      listUnsubscribeCheck:
+        'This engine adds List-Unsubscribe and List-Unsubscribe-Post: List-Unsubscribe=One-Click (RFC 8058 one-click unsubscribe) to every email it sends, so campaigns from acme.com carry them without any DNS record.',
       dkimSelector: 'google',
       details: {
         spf: { records: ['v=spf1 include:_spf.google.com ~all'], lookups: 4, reason: 'One valid SPF record using 4 of 10 DNS lookups.' },
@@ -172,7 +183,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           reason: 'One DMARC record with p=reject: mail that fails is refused.',
         },
         blocklists: {
-          "spamhaus-dbl": { query: 'acme.com.dbl.spamhaus.org', answers: [], checked: true, reason: 'Not listed by spamhaus-dbl.' },
+          'spamhaus-dbl': { query: 'acme.com.dbl.spamhaus.org', answers: [], checked: true, reason: 'Not listed by spamhaus-dbl.' },
           surbl: { query: 'acme.com.multi.surbl.org', answers: [], checked: true, reason: 'Not listed by surbl.' },
           uribl: { query: 'acme.com.multi.uribl.com', answers: [], checked: true, reason: 'Not listed by uribl.' },
         },
@@ -186,8 +197,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       spf: 'PASS',
       dkim: 'FAIL',
       dmarc: 'PASS',
-      blocklists: { "spamhaus-dbl": 'PASS', surbl: 'PASS', uribl: 'PASS' },
-      listUnsubscribeCheck: 'This engine adds List-Unsubscribe and List-Unsubscribe-Post: List-Unsubscribe=One-Click (RFC 8058 one-click unsubscribe) to every email it sends, so campaigns from example.org carry them without any DNS record.',
+      blocklists: { 'spamhaus-dbl': 'PASS', surbl: 'PASS', uribl: 'PASS' },
+      listUnsubscribeCheck:
+        'This engine adds List-Unsubscribe and List-Unsubscribe-Post: List-Unsubscribe=One-Click (RFC 8058 one-click unsubscribe) to every email it sends, so campaigns from example.org carry them without any DNS record.',
     },
   },
   createMailbox: {
@@ -254,7 +266,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         unsubscribeUrlTemplate: null,
         mailboxIds: ['01M88YG1ZZKHWPH5DQTWK1SZPK'],
         steps: [{ waitDays: 3, body: 'Just bumping this, {{firstName}}.' }],
-        schedule: { timezone: 'America/New_York', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' },
+        schedule: {
+          timezone: 'America/New_York',
+          useLeadTimezone: true,
+          days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+          start: '09:00',
+          end: '17:00',
+        },
         variants: null,
         autoWinner: false,
         bounceRateThreshold: 5,
@@ -279,7 +297,18 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           },
         ],
         launch: { canLaunch: true, problems: [] },
-        progress: { total: 4, new: 0, contacted: 3, replied: 1, bounced: 0, completed: 0, suppressed: 0, percentDone: 25, planned: 4, planning: false },
+        progress: {
+          total: 4,
+          new: 0,
+          contacted: 3,
+          replied: 1,
+          bounced: 0,
+          completed: 0,
+          suppressed: 0,
+          percentDone: 25,
+          planned: 4,
+          planning: false,
+        },
         domainsCount: 1,
       },
     ],
@@ -312,7 +341,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       unsubscribeUrlTemplate: null,
       mailboxIds: ['01M88YG1ZZKHWPH5DQTWK1SZPK'],
       steps: [{ waitDays: 3, body: 'Just bumping this, {{firstName}}.' }],
-      schedule: { timezone: 'America/New_York', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' },
+      schedule: {
+        timezone: 'America/New_York',
+        useLeadTimezone: true,
+        days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+        start: '09:00',
+        end: '17:00',
+      },
       variants: null,
       autoWinner: false,
       bounceRateThreshold: 5,
@@ -328,7 +363,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       webhookSecured: false,
       warnings: [],
     },
-    errors: { 422: {
+    errors: {
+      422: {
         error: 'The campaign cannot launch yet: 2 problems to fix.',
         problems: [
           {
@@ -341,7 +377,8 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           { code: 'EMAIL_EMPTY', message: 'The first email needs a subject and a body: they are what is sent when AI is off or fails.' },
         ],
         warnings: [{ code: 'NO_LEADS', message: 'The campaign has no leads yet: nothing will be sent until some are added.' }],
-      } },
+      },
+    },
   },
   createCampaignWebhookSecret: {
     response: { campaignId: '01M88YG22XTF1T2M9HM4XRMJTV', webhookSecret: 'whsec_EWYKp6LTnIXN44hFgKDFuGvOKOU53DaqrQo7gqKKHFw' },
@@ -432,7 +469,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       upload: {
         url: 'https://outbound-uploads-abc123.s3.eu-west-1.amazonaws.com/imports/01M88YABTWS52F6K53C24Z6FMM.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…',
         method: 'PUT',
-        headers: { "content-type": 'text/csv' },
+        headers: { 'content-type': 'text/csv' },
         expiresAt: '2026-11-25T09:04:22.268Z',
       },
     },
@@ -531,7 +568,12 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   pauseQueue: { request: { paused: true } },
   setAiKey: { request: { apiKey: 'sk-ant-api03-…' } },
-  listAiKeys: { response: [{ provider: 'openai', configured: false }, { provider: 'anthropic', configured: true }] },
+  listAiKeys: {
+    response: [
+      { provider: 'openai', configured: false },
+      { provider: 'anthropic', configured: true },
+    ],
+  },
   createWebhook: {
     request: { url: 'https://hooks.zapier.com/hooks/catch/123456/abcdef/', events: ['reply.received', 'email.bounced'] },
     response: {

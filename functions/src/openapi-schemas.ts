@@ -6,7 +6,13 @@
  * field or an enum core defines.
  */
 import * as z from 'zod';
-import { CampaignRowView, CampaignView, LaunchCheckView, LaunchedCampaignView, LaunchRefusedView } from '@outbound/core/campaign/campaign.view';
+import {
+  CampaignRowView,
+  CampaignView,
+  LaunchCheckView,
+  LaunchedCampaignView,
+  LaunchRefusedView,
+} from '@outbound/core/campaign/campaign.view';
 import { DomainCheckView, PublicDomainCheckView } from '@outbound/core/deliverability/check.view';
 import { AddressInUseView, DomainView } from '@outbound/core/domain/domain.view';
 import { ReplyView } from '@outbound/core/inbound/reply.view';
@@ -85,7 +91,12 @@ export function responseSchema(s: z.ZodType): Json {
 
 /** components.schemas: every named answer, referring to the others by name. */
 export function componentSchemas(): Record<string, Json> {
-  const { schemas } = z.toJSONSchema(registry, { io: 'output', override, unrepresentable: 'any', uri: (id) => `${COMPONENT_REF}${id}` }) as { schemas: Record<string, Json> };
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    override,
+    unrepresentable: 'any',
+    uri: (id) => `${COMPONENT_REF}${id}`,
+  }) as { schemas: Record<string, Json> };
   return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, withoutDialect(s)]));
 }
 

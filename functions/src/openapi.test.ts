@@ -16,7 +16,18 @@ import { withDeps } from './lib/deps.ts';
 import { allRoutes, type RouteDef } from './manifest.ts';
 import { documentedRoutes, openApiDocument, openApiFileText, writeOpenApiFile } from './openapi.ts';
 
-type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown; parameters?: { name: string; in: string }[] }>>; components: { schemas: Record<string, unknown> } };
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<
+    string,
+    Record<
+      string,
+      { security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown; parameters?: { name: string; in: string }[] }
+    >
+  >;
+  components: { schemas: Record<string, unknown> };
+};
 
 describe('the OpenAPI document', () => {
   const doc = openApiDocument('https://outbound.example.com') as Doc;
@@ -36,8 +47,12 @@ describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1, version 1.0.0, and describes exactly the routes the engine serves', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
-    const served = allRoutes().map((r) => `${r.method} ${r.path}`).sort();
-    const described = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = allRoutes()
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    const described = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(described).toEqual(served);
     expect(documentedRoutes().sort()).toEqual(served);
   });
@@ -54,11 +69,25 @@ describe('the OpenAPI document', () => {
   });
 
   it('takes request bodies from the verbs’ own schemas, path parameters from the path, and every $ref resolves', () => {
-    const create = doc.paths['/v1/mailboxes']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
-    expect(Object.keys(create.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['email', 'domainId', 'authPassword', 'dailyCap']));
+    const create = doc.paths['/v1/mailboxes']!.post!.requestBody as {
+      content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } };
+    };
+    expect(Object.keys(create.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['email', 'domainId', 'authPassword', 'dailyCap']),
+    );
     expect(create.content['application/json'].schema.required).toEqual(expect.arrayContaining(['email', 'domainId']));
-    expect(doc.paths['/v1/replies']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['campaignId', 'cursor', 'limit', 'mailboxId', 'since', 'status', 'unread']);
-    expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(doc.paths['/v1/replies']!.get!.parameters!.map((p) => p.name).sort()).toEqual([
+      'campaignId',
+      'cursor',
+      'limit',
+      'mailboxId',
+      'since',
+      'status',
+      'unread',
+    ]);
+    expect(doc.paths['/v1/campaigns/{id}']!.patch!.parameters).toEqual([
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of new Set(refs)) expect(doc.components.schemas, name).toHaveProperty(name);
   });
@@ -78,7 +107,8 @@ describe('the OpenAPI document', () => {
 
   it('every response $ref resolves too, and each operation lists the refusals its route can give (400 JSON, 413 body, 415 JSON-only, 429, 500)', () => {
     const responses = (doc.components as { responses?: Record<string, unknown> }).responses ?? {};
-    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/responses\/(\w+)"/g)) expect(responses, m[1]).toHaveProperty(m[1]!);
+    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/responses\/(\w+)"/g))
+      expect(responses, m[1]).toHaveProperty(m[1]!);
     for (const r of allRoutes()) {
       const codes = Object.keys(doc.paths[r.path]![r.method.toLowerCase()]!.responses);
       expect(codes, r.key).toEqual(expect.arrayContaining(['404', '429', '500']));
@@ -95,7 +125,9 @@ describe('operation ids', () => {
     const ids = allRoutes().map((r) => r.operationId);
     for (const r of allRoutes()) expect(r.operationId, r.key).toMatch(/^[a-z][a-zA-Z0-9]+$/);
     // Each operation of the document is named by its route's id (a route left out of the document names nothing there).
-    const named = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, (op as { operationId?: string }).operationId]));
+    const named = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, (op as { operationId?: string }).operationId]),
+    );
     expect(named.length).toBeGreaterThan(0);
     const byKey = new Map(allRoutes().map((r) => [r.key, r.operationId]));
     for (const [key, id] of named) expect(id, key).toBe(byKey.get(key!));
@@ -103,7 +135,19 @@ describe('operation ids', () => {
     const all = [...ids, ...Object.values(doc.webhooks).map((w) => w.post.operationId)];
     expect(all.filter((id, i) => all.indexOf(id) !== i)).toEqual([]);
     for (const id of all) expect(id).toMatch(/^[a-z][a-zA-Z0-9]+$/);
-    expect(ids).toEqual(expect.arrayContaining(['listCampaigns', 'createMailbox', 'launchCampaign', 'listReplies', 'updateReply', 'getConversation', 'sendMessage', 'eraseLead', 'login']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'listCampaigns',
+        'createMailbox',
+        'launchCampaign',
+        'listReplies',
+        'updateReply',
+        'getConversation',
+        'sendMessage',
+        'eraseLead',
+        'login',
+      ]),
+    );
     expect(doc.webhooks['reply.status_changed']!.post.operationId).toBe('replyStatusChangedEvent');
   });
 
@@ -120,7 +164,9 @@ describe('docs/openapi.json', () => {
 
   it('is what the generator writes now (run `npx tsx functions/src/openapi-write.ts` after changing the API)', () => {
     const text = readFileSync(committed, 'utf8');
-    expect(text === openApiFileText(), 'docs/openapi.json is out of date: run npx tsx functions/src/openapi-write.ts and commit it').toBe(true);
+    expect(text === openApiFileText(), 'docs/openapi.json is out of date: run npx tsx functions/src/openapi-write.ts and commit it').toBe(
+      true,
+    );
     // writeOpenApiFile writes exactly that text.
     const out = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'sub', 'openapi.json');
     writeOpenApiFile(out);
@@ -128,7 +174,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('is a valid OpenAPI 3.1 document with a placeholder for the installation’s address, and the check can tell an old one', async () => {
-    const file = JSON.parse(readFileSync(committed, 'utf8')) as Doc & { servers: { url: string; variables: Record<string, { default: string }> }[] };
+    const file = JSON.parse(readFileSync(committed, 'utf8')) as Doc & {
+      servers: { url: string; variables: Record<string, { default: string }> }[];
+    };
     const result = await new Validator().validate(file as never);
     expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
     expect(file.servers[0]!.url).toBe('{baseUrl}');
@@ -142,9 +190,22 @@ describe('docs/openapi.json', () => {
   it('is what GET /v1/openapi.json answers, with the installation’s address as its server when it has one', async () => {
     const file = JSON.parse(readFileSync(committed, 'utf8')) as Record<string, unknown>;
     const served = async (publicBaseUrl: string) => {
-      const event = { version: '2.0', routeKey: 'GET /v1/openapi.json', rawPath: '/v1/openapi.json', rawQueryString: '', headers: {}, requestContext: { requestId: 'r-1', http: { method: 'GET', path: '/v1/openapi.json', sourceIp: '203.0.113.9' } }, isBase64Encoded: false };
+      const event = {
+        version: '2.0',
+        routeKey: 'GET /v1/openapi.json',
+        rawPath: '/v1/openapi.json',
+        rawQueryString: '',
+        headers: {},
+        requestContext: { requestId: 'r-1', http: { method: 'GET', path: '/v1/openapi.json', sourceIp: '203.0.113.9' } },
+        isBase64Encoded: false,
+      };
       const deps = unitDeps({ config: { publicBaseUrl, rateLimits: false, timeScale: 1 } });
-      const out = await withDeps(deps, () => fallback(event as unknown as APIGatewayProxyEventV2, { awsRequestId: 'a-1', functionName: 'fallback', getRemainingTimeInMillis: () => 29_000 } as unknown as Context));
+      const out = await withDeps(deps, () =>
+        fallback(
+          event as unknown as APIGatewayProxyEventV2,
+          { awsRequestId: 'a-1', functionName: 'fallback', getRemainingTimeInMillis: () => 29_000 } as unknown as Context,
+        ),
+      );
       expect(out.statusCode).toBe(200);
       return JSON.parse(out.body ?? '') as Record<string, unknown>;
     };

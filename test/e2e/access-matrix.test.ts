@@ -26,15 +26,35 @@ async function badTokens(): Promise<Record<string, string | undefined>> {
   const good = await api.login(USER);
   const now = Math.floor(engine.wallClock.now() / 1000);
   const key = await signingKey(engine.deps);
-  const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(USER.email).setIssuer('outbound').setIssuedAt(now - 13 * 3600).setExpirationTime(now - 3600).sign(key);
+  const expired = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(USER.email)
+    .setIssuer('outbound')
+    .setIssuedAt(now - 13 * 3600)
+    .setExpirationTime(now - 3600)
+    .sign(key);
   const [head, body, sig] = good.split('.') as [string, string, string];
   const tampered = `${head}.${b64({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), sub: 'admin@outbound.test' })}.${sig}`;
   const algNone = `${b64({ alg: 'none', typ: 'JWT' })}.${body}.`;
-  const otherKey = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(USER.email).setIssuer('outbound').setIssuedAt(now).setExpirationTime(now + 3600).sign(new Uint8Array(32).fill(1));
+  const otherKey = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(USER.email)
+    .setIssuer('outbound')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(new Uint8Array(32).fill(1));
   // A token from before a password reset.
   engine.wallClock.advance(2000);
   await upsert(engine.deps, { ...USER, password: 'the second password' });
-  return { missing: undefined, malformed: 'not-a-jwt', expired, tampered, 'alg none': algNone, 'another key': otherKey, 'before a password reset': good };
+  return {
+    missing: undefined,
+    malformed: 'not-a-jwt',
+    expired,
+    tampered,
+    'alg none': algNone,
+    'another key': otherKey,
+    'before a password reset': good,
+  };
 }
 
 describe('the access matrix', () => {
@@ -44,9 +64,16 @@ describe('the access matrix', () => {
     expect(protectedRoutes.length).toBeGreaterThan(30);
     const answers: string[] = [];
     for (const route of protectedRoutes) {
-      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'domain' ? 'example.com' : name === 'provider' ? 'openai' : 'some-id'));
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === 'domain' ? 'example.com' : name === 'provider' ? 'openai' : 'some-id',
+      );
       for (const [kind, token] of Object.entries(tokens)) {
-        const res = await new Api(engine.url).request(route.method, path, route.method === 'GET' || route.method === 'DELETE' ? undefined : {}, token ? { authorization: `Bearer ${token}` } : {});
+        const res = await new Api(engine.url).request(
+          route.method,
+          path,
+          route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+          token ? { authorization: `Bearer ${token}` } : {},
+        );
         if (res.status !== 401 || typeof res.body?.error !== 'string') answers.push(`${route.key} with ${kind}: ${res.status}`);
       }
     }

@@ -62,9 +62,16 @@ describe('login takes JSON only', () => {
     try {
       const api = new Api(limited.url);
       // What a form or fetch on any web page can send without asking: no CORS preflight for these types.
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain; charset=utf-8']) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'text/plain; charset=utf-8',
+      ]) {
         for (let i = 0; i < 3; i++) {
-          const res = await api.request('POST', '/v1/auth/login', JSON.stringify({ email: ADMIN.email, password: `guess ${i}` }), { 'content-type': type });
+          const res = await api.request('POST', '/v1/auth/login', JSON.stringify({ email: ADMIN.email, password: `guess ${i}` }), {
+            'content-type': type,
+          });
           expect(res.status, type).toBe(415);
           expect(res.body.error).toMatch(/JSON/);
         }
@@ -125,7 +132,9 @@ describe('lockout under concurrent guesses, and password resets', () => {
   it('checks at most five passwords however many guesses race, and the right one is locked out with the rest', async () => {
     const email = 'raced@outbound.test';
     await upsert(engine.deps, { email, password: 'the right password' });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => fresh().request('POST', '/v1/auth/login', { email, password: `guess ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => fresh().request('POST', '/v1/auth/login', { email, password: `guess ${i}` })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LOCKOUT.failures);
     expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
@@ -154,8 +163,7 @@ describe('bearer check on protected routes', () => {
   it('answers 401 with { error } when the token is missing, malformed, tampered or expired', async () => {
     const api = fresh();
     const token = await api.login();
-    const ask = (authorization?: string) =>
-      fresh().request('GET', '/v1/ai-keys', undefined, authorization ? { authorization } : {});
+    const ask = (authorization?: string) => fresh().request('GET', '/v1/ai-keys', undefined, authorization ? { authorization } : {});
 
     const missing = await ask();
     expect(missing.status).toBe(401);
@@ -167,8 +175,12 @@ describe('bearer check on protected routes', () => {
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
     const forged = Buffer.from(JSON.stringify({ ...payload, sub: 'someone@else.test' })).toString('base64url');
     expect((await ask(`Bearer ${h}.${forged}.${s}`)).status).toBe(401);
-    const otherKey = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(ADMIN.email).setIssuer('outbound')
-      .setExpirationTime('1h').sign(new Uint8Array(32));
+    const otherKey = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(ADMIN.email)
+      .setIssuer('outbound')
+      .setExpirationTime('1h')
+      .sign(new Uint8Array(32));
     expect((await ask(`Bearer ${otherKey}`)).status).toBe(401);
     expect((await ask(`Bearer ${token}`)).status).toBe(200);
 
@@ -193,7 +205,7 @@ describe('requests addressed to another name (DNS rebinding)', () => {
       req.end();
     });
 
-  it('are refused with 403 before any route runs; the engine\'s own address and localhost are answered', async () => {
+  it("are refused with 403 before any route runs; the engine's own address and localhost are answered", async () => {
     const port = new URL(engine.url).port;
     const rebound = await asHost(`rebind.attacker.example:${port}`, '/v1/openapi.json');
     expect(rebound.status).toBe(403);
@@ -230,7 +242,12 @@ describe('inputs that must never answer 5xx', () => {
   it('a malformed percent-escape in a path, and ids far longer than any id, get a 404 or 422 with a sentence', async () => {
     const api = fresh();
     await api.login();
-    for (const path of ['/v1/campaigns/%E0%A4%A', '/v1/campaigns/%', `/v1/campaigns/${'x'.repeat(3000)}`, `/v1/mailboxes/${'é'.repeat(400)}`]) {
+    for (const path of [
+      '/v1/campaigns/%E0%A4%A',
+      '/v1/campaigns/%',
+      `/v1/campaigns/${'x'.repeat(3000)}`,
+      `/v1/mailboxes/${'é'.repeat(400)}`,
+    ]) {
       const res = await api.request('GET', path.startsWith('/v1/mailboxes') ? '/v1/mailboxes' : path);
       const patched = path.startsWith('/v1/mailboxes') ? await api.request('PATCH', path, { dailyCap: 5 }) : res;
       expect(patched.status, path.slice(0, 40)).toBe(404);

@@ -25,7 +25,10 @@ describe('POST /v1/campaigns', () => {
       template: 'Hi {{firstName}}, {quick|short} question about {{company}}. Would next week work for a call? Thanks.',
       aiProvider: 'OPENAI',
       mailboxIds: [box.id, box.id],
-      steps: [{ waitDays: 3, body: 'Bumping this up.' }, { waitDays: 5, body: 'Last note.', aiRewrite: true }],
+      steps: [
+        { waitDays: 3, body: 'Bumping this up.' },
+        { waitDays: 5, body: 'Last note.', aiRewrite: true },
+      ],
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -54,7 +57,10 @@ describe('POST /v1/campaigns', () => {
     [{ name: 'x', aiPromptTemplate: 'x', aiProvider: 'GEMINI' }, /^aiProvider: /],
     [{ name: 'x', aiPromptTemplate: 'x', mailboxIds: ['nope'] }, /^mailboxIds: there is no mailbox nope/],
     [{ name: 'x', aiPromptTemplate: 'x', unsubscribeUrlTemplate: 'not a url' }, /^unsubscribeUrlTemplate: /],
-    [{ name: 'x', aiPromptTemplate: 'x', steps: [{ waitDays: 1 }, { waitDays: 1 }, { waitDays: 1 }, { waitDays: 1 }] }, /^steps: may hold at most 3/],
+    [
+      { name: 'x', aiPromptTemplate: 'x', steps: [{ waitDays: 1 }, { waitDays: 1 }, { waitDays: 1 }, { waitDays: 1 }] },
+      /^steps: may hold at most 3/,
+    ],
     [{ name: 'x', aiPromptTemplate: 'x', steps: [{ waitDays: 0 }] }, /^steps\.0\.waitDays: must be from 1 to 30/],
     [{ name: 'x', aiPromptTemplate: 'x', steps: [{ waitDays: 31 }] }, /^steps\.0\.waitDays: /],
     [{ name: 'x', aiPromptTemplate: 'x', steps: [{ waitDays: 2, body: '{a|' }] }, /^steps\.0\.body: Spintax/],
@@ -79,7 +85,11 @@ describe('campaign text measured in bytes', () => {
     expect(res.body.error).toMatch(/bytes of UTF-8/);
     const fine = await api.request('POST', '/v1/campaigns', { name: 'Kanji', aiPromptTemplate: 'x', template: '\u6f22'.repeat(30_000) });
     expect(fine.status).toBe(201);
-    const long = await api.request('POST', '/v1/campaigns', { name: 'Link', aiPromptTemplate: 'x', unsubscribeUrlTemplate: `https://x.example/u?e={{email}}&p=${'a'.repeat(2100)}` });
+    const long = await api.request('POST', '/v1/campaigns', {
+      name: 'Link',
+      aiPromptTemplate: 'x',
+      unsubscribeUrlTemplate: `https://x.example/u?e={{email}}&p=${'a'.repeat(2100)}`,
+    });
     expect(long.status).toBe(422);
     expect(long.body.error).toMatch(/^unsubscribeUrlTemplate: must be at most 2000 characters/);
   });
@@ -88,13 +98,24 @@ describe('campaign text measured in bytes', () => {
 describe('GET and PATCH /v1/campaigns/{id}', () => {
   it('changes only the fields present, replaces mailboxIds and steps whole, and recomputes contentQuality with the copy', async () => {
     const c = await campaign(api, { mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'one' }] });
-    const spammy = await api.request('PATCH', `/v1/campaigns/${c.id}`, { template: 'FREE MONEY!!! Click here http://a.com http://b.com http://c.com ACT NOW' });
+    const spammy = await api.request('PATCH', `/v1/campaigns/${c.id}`, {
+      template: 'FREE MONEY!!! Click here http://a.com http://b.com http://c.com ACT NOW',
+    });
     expect(spammy.status).toBe(200);
     expect(spammy.body.contentQuality).toBeLessThan(c.contentQuality);
     expect(spammy.body).toMatchObject({ name: c.name, subject: c.subject, mailboxIds: [box.id] });
 
-    const renamed = await api.request('PATCH', `/v1/campaigns/${c.id}`, { name: 'Renamed', mailboxIds: [], steps: [{ waitDays: 7, body: 'only' }] });
-    expect(renamed.body).toMatchObject({ name: 'Renamed', mailboxIds: [], steps: [{ waitDays: 7, body: 'only' }], contentQuality: spammy.body.contentQuality });
+    const renamed = await api.request('PATCH', `/v1/campaigns/${c.id}`, {
+      name: 'Renamed',
+      mailboxIds: [],
+      steps: [{ waitDays: 7, body: 'only' }],
+    });
+    expect(renamed.body).toMatchObject({
+      name: 'Renamed',
+      mailboxIds: [],
+      steps: [{ waitDays: 7, body: 'only' }],
+      contentQuality: spammy.body.contentQuality,
+    });
     expect((await api.request('GET', `/v1/campaigns/${c.id}`)).body).toMatchObject({ name: 'Renamed', status: 'DRAFT' });
 
     expect((await api.request('PATCH', `/v1/campaigns/${c.id}`, { aiProvider: null })).body.aiProvider).toBeNull();
@@ -111,12 +132,18 @@ describe('GET and PATCH /v1/campaigns/{id}', () => {
     [{ steps: [{ waitDays: 2, body: 'x', extra: 1 }] }, /unknown field extra/],
     [{ bounceRateThreshold: 0 }, /^bounceRateThreshold: /],
     [{ pausedForBounceRate: true }, /^pausedForBounceRate: /],
-    [{ schedule: { timezone: 'Mars/Olympus', start: '09:00', end: '17:00' } }, /^schedule\.timezone: Mars\/Olympus is not an IANA time zone/],
+    [
+      { schedule: { timezone: 'Mars/Olympus', start: '09:00', end: '17:00' } },
+      /^schedule\.timezone: Mars\/Olympus is not an IANA time zone/,
+    ],
     [{ schedule: { timezone: '+05:30', start: '09:00', end: '17:00' } }, /^schedule\.timezone: /],
     [{ schedule: { timezone: 'Europe/Berlin', start: '9am', end: '17:00' } }, /^schedule\.start: must be a time HH:MM/],
     [{ schedule: { timezone: 'Europe/Berlin', start: '17:00', end: '09:00' } }, /^schedule\.end: must be later than start/],
     [{ schedule: { timezone: 'Europe/Berlin', start: '09:00', end: '17:00', days: [] } }, /^schedule\.days: must name at least one day/],
-    [{ schedule: { timezone: 'Europe/Berlin', start: '09:00', end: '17:00', days: ['monday'] } }, /^schedule\.days\.0: must each be one of/],
+    [
+      { schedule: { timezone: 'Europe/Berlin', start: '09:00', end: '17:00', days: ['monday'] } },
+      /^schedule\.days\.0: must each be one of/,
+    ],
     [{ schedule: { timezone: 'Europe/Berlin', end: '17:00' } }, /^schedule\.start is required/],
     [{ schedule: 'weekdays' }, /^schedule: /],
   ])('refuses PATCH %j with 422 and changes nothing', async (body, message) => {
@@ -147,9 +174,19 @@ describe('a campaign schedule', () => {
   it('is null unless given, is stored with its defaults on create and PATCH, and null removes it', async () => {
     const plain = await campaign(api);
     expect(plain.schedule).toBeNull();
-    const created = await api.request('POST', '/v1/campaigns', { name: 'Hours', aiPromptTemplate: 'x', schedule: { timezone: 'asia/kolkata', start: '09:30', end: '17:00' } });
+    const created = await api.request('POST', '/v1/campaigns', {
+      name: 'Hours',
+      aiPromptTemplate: 'x',
+      schedule: { timezone: 'asia/kolkata', start: '09:30', end: '17:00' },
+    });
     expect(created.status).toBe(201);
-    const defaults = { timezone: 'Asia/Kolkata', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:30', end: '17:00' };
+    const defaults = {
+      timezone: 'Asia/Kolkata',
+      useLeadTimezone: true,
+      days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      start: '09:30',
+      end: '17:00',
+    };
     expect(created.body.schedule).toEqual(defaults);
     expect((await api.request('GET', `/v1/campaigns/${created.body.id}`)).body.schedule).toEqual(defaults);
 
@@ -158,8 +195,12 @@ describe('a campaign schedule', () => {
     expect(patched.status).toBe(200);
     expect(patched.body.schedule).toEqual(weekend);
     // A PATCH without it leaves it as it is.
-    expect((await api.request('PATCH', `/v1/campaigns/${plain.id}`, { name: 'Renamed' })).body.schedule).toMatchObject({ timezone: 'Europe/Berlin' });
-    expect((await api.request('GET', '/v1/campaigns')).body.find((r: { id: string }) => r.id === plain.id).schedule).toMatchObject({ start: '10:00' });
+    expect((await api.request('PATCH', `/v1/campaigns/${plain.id}`, { name: 'Renamed' })).body.schedule).toMatchObject({
+      timezone: 'Europe/Berlin',
+    });
+    expect((await api.request('GET', '/v1/campaigns')).body.find((r: { id: string }) => r.id === plain.id).schedule).toMatchObject({
+      start: '10:00',
+    });
     const removed = await api.request('PATCH', `/v1/campaigns/${plain.id}`, { schedule: null });
     expect(removed.body.schedule).toBeNull();
     expect((await api.request('GET', `/v1/campaigns/${plain.id}`)).body.schedule).toBeNull();
@@ -167,7 +208,11 @@ describe('a campaign schedule', () => {
 
   it('refuses a bad schedule on create with 422 naming the field, and stores nothing', async () => {
     const before = (await api.request('GET', '/v1/campaigns')).body.length;
-    const res = await api.request('POST', '/v1/campaigns', { name: 'Bad hours', aiPromptTemplate: 'x', schedule: { timezone: 'Europe/Berlin', start: '18:00', end: '18:00' } });
+    const res = await api.request('POST', '/v1/campaigns', {
+      name: 'Bad hours',
+      aiPromptTemplate: 'x',
+      schedule: { timezone: 'Europe/Berlin', start: '18:00', end: '18:00' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/^schedule\.end: must be later than start \(18:00\)/);
     expect((await api.request('GET', '/v1/campaigns')).body.length).toBe(before);
@@ -198,7 +243,9 @@ describe('launch check, launch, pause, archive', () => {
       domainName: 'noaddress.com',
       mailboxCount: 2,
     });
-    expect(check.body.problems.filter((p: { code: string }) => p.code === 'STEP_EMPTY').map((p: { position: number }) => p.position)).toEqual([2, 3]);
+    expect(
+      check.body.problems.filter((p: { code: string }) => p.code === 'STEP_EMPTY').map((p: { position: number }) => p.position),
+    ).toEqual([2, 3]);
     expect(check.body.passed.sort()).toEqual(['SENDERS', 'UNSUBSCRIBE']);
     for (const p of check.body.problems) expect(typeof p.message).toBe('string');
     expect(check.body.warnings.map((w: { code: string }) => w.code)).toEqual(expect.arrayContaining(['SENDER_NAME_MISSING', 'NO_LEADS']));
@@ -212,11 +259,15 @@ describe('launch check, launch, pause, archive', () => {
 
   it('says NO_SENDERS when no mailbox is picked or every picked one is paused', async () => {
     const none = await campaign(api);
-    expect((await api.request('GET', `/v1/campaigns/${none.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code)).toEqual(['NO_SENDERS']);
+    expect((await api.request('GET', `/v1/campaigns/${none.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code)).toEqual([
+      'NO_SENDERS',
+    ]);
     const paused = await mailbox(api, domain, 'paused');
     await api.request('PATCH', `/v1/mailboxes/${paused.id}`, { status: 'PAUSED' });
     const c = await campaign(api, { mailboxIds: [paused.id] });
-    expect((await api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code)).toEqual(['NO_SENDERS']);
+    expect((await api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code)).toEqual([
+      'NO_SENDERS',
+    ]);
   });
 
   it('warns ALL_WARMING and FIELD_UNKNOWN without blocking, launches to ACTIVE with the warnings, pauses and archives', async () => {
@@ -246,7 +297,9 @@ describe('launch check, launch, pause, archive', () => {
       const d = await domainWithAddress(bare.api, 'nounsub.com');
       const m = await mailbox(bare.api, d, 'x');
       const c = await campaign(bare.api, { mailboxIds: [m.id] });
-      expect((await bare.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code)).toEqual(['NO_UNSUBSCRIBE']);
+      expect(
+        (await bare.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.problems.map((p: { code: string }) => p.code),
+      ).toEqual(['NO_UNSUBSCRIBE']);
       await bare.api.request('PATCH', `/v1/campaigns/${c.id}`, { unsubscribeUrlTemplate: 'https://nounsub.com/unsub?e={{email}}' });
       expect((await bare.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.canLaunch).toBe(true);
     } finally {

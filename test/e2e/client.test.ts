@@ -20,7 +20,14 @@ async function checkingFetch(input: string | URL | Request, init?: RequestInit):
   const url = new URL(request.url);
   seen.push({ method: request.method, path: url.pathname, authorization: request.headers.get('authorization') });
   const res = await fetch(request);
-  openApiChecker().assert({ method: request.method, path: url.pathname, status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.clone().text(), location: res.headers.get('location') });
+  openApiChecker().assert({
+    method: request.method,
+    path: url.pathname,
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    text: await res.clone().text(),
+    location: res.headers.get('location'),
+  });
   return res;
 }
 
@@ -50,7 +57,9 @@ describe('the typed client against the engine', () => {
   });
 
   it('adds a domain, creates a campaign, reads it, changes it, and lists campaigns', async () => {
-    const domain = await api.POST('/v1/domains', { body: { domainName: 'client-test.com', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' } });
+    const domain = await api.POST('/v1/domains', {
+      body: { domainName: 'client-test.com', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' },
+    });
     if (!domain.data) throw new Error(`domain: ${JSON.stringify(domain.error)}`);
     expect(domain.response.status).toBe(201);
     expect(seen.at(-1)!.authorization).toBe(`Bearer ${token}`);
@@ -76,13 +85,22 @@ describe('the typed client against the engine', () => {
     const campaign: Schemas['Campaign'] = created.data;
     expect(campaign.status).toBe('DRAFT');
     expectTypeOf(campaign.status).toEqualTypeOf<'DRAFT' | 'ACTIVE' | 'PAUSED' | 'ARCHIVED'>();
-    expect(campaign.schedule).toEqual({ timezone: 'America/New_York', useLeadTimezone: true, days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' });
+    expect(campaign.schedule).toEqual({
+      timezone: 'America/New_York',
+      useLeadTimezone: true,
+      days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      start: '09:00',
+      end: '17:00',
+    });
 
     const got = await api.GET('/v1/campaigns/{id}', { params: { path: { id: campaign.id } } });
     if (!got.data) throw new Error(`get: ${JSON.stringify(got.error)}`);
     expect(got.data).toEqual(campaign);
 
-    const patched = await api.PATCH('/v1/campaigns/{id}', { params: { path: { id: campaign.id } }, body: { subject: 'A question about {{company}}', schedule: null } });
+    const patched = await api.PATCH('/v1/campaigns/{id}', {
+      params: { path: { id: campaign.id } },
+      body: { subject: 'A question about {{company}}', schedule: null },
+    });
     if (!patched.data) throw new Error(`patch: ${JSON.stringify(patched.error)}`);
     expect(patched.data).toMatchObject({ id: campaign.id, subject: 'A question about {{company}}', schedule: null, status: 'DRAFT' });
 
@@ -117,7 +135,9 @@ describe('the typed client against the engine', () => {
 
   it('lists replies with typed filters (none yet)', async () => {
     const [row] = (await api.GET('/v1/campaigns')).data ?? [];
-    const replies = await api.GET('/v1/replies', { params: { query: { campaignId: row!.id, status: 'INTERESTED,QUESTION', unread: 'true', limit: 20 } } });
+    const replies = await api.GET('/v1/replies', {
+      params: { query: { campaignId: row!.id, status: 'INTERESTED,QUESTION', unread: 'true', limit: 20 } },
+    });
     if (!replies.data) throw new Error(`replies: ${JSON.stringify(replies.error)}`);
     const page: { replies: Schemas['Reply'][]; nextCursor: string | null } = replies.data;
     expect(page).toEqual({ replies: [], nextCursor: null });

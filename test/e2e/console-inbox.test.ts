@@ -52,16 +52,28 @@ describe('the console inbox', { timeout: 120_000 }, () => {
     const domain = await domainWithAddress(api, 'inboxco.com');
     await dovecot.addUser(MAILBOX, PASS);
     const box = await api.request('POST', '/v1/mailboxes', {
-      email: MAILBOX, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Sam Sender',
-      smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+      email: MAILBOX,
+      domainId: domain.id,
+      authPassword: PASS,
+      dailyCap: 1000,
+      senderName: 'Sam Sender',
+      smtpHost: '127.0.0.1',
+      smtpPort: smtp.port,
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.imapPort,
     });
     expect(box.status, JSON.stringify(box.body)).toBe(201);
-    const c = await campaign(api, { name: 'Inbox campaign', mailboxIds: [box.body.id], steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }] });
+    const c = await campaign(api, {
+      name: 'Inbox campaign',
+      mailboxIds: [box.body.id],
+      steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }],
+    });
     for (const email of ['ann@client.com', 'eve@client.com']) {
       expect((await api.request('POST', '/v1/leads', { campaignId: c.id, email, firstName: email.split('@')[0] })).status).toBe(201);
     }
     expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
-    const firstTo = (to: string) => eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === to), 20_000, `the first email to ${to}`);
+    const firstTo = (to: string) =>
+      eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === to), 20_000, `the first email to ${to}`);
     const toAnn = await firstTo('ann@client.com');
     const toEve = await firstTo('eve@client.com');
 
@@ -72,10 +84,19 @@ describe('the console inbox', { timeout: 120_000 }, () => {
 
     // Ann answers in the thread while the inbox is open: it appears by itself.
     const words = 'Sounds good. What does Tuesday look like for a call?';
-    await dovecot.deliver(MAILBOX, inbound.reply({
-      mailbox: MAILBOX, from: 'ann@client.com', subject: `Re: ${toAnn.subject}`, body: words, date: new Date(),
-      inReplyTo: toAnn.messageId, references: [toAnn.messageId!], original: toAnn.text,
-    }));
+    await dovecot.deliver(
+      MAILBOX,
+      inbound.reply({
+        mailbox: MAILBOX,
+        from: 'ann@client.com',
+        subject: `Re: ${toAnn.subject}`,
+        body: words,
+        date: new Date(),
+        inReplyTo: toAnn.messageId,
+        references: [toAnn.messageId!],
+        original: toAnn.text,
+      }),
+    );
     const annRow = page.getByRole('listitem').filter({ hasText: 'ann@client.com' });
     await annRow.waitFor({ timeout: 40_000 });
     const [annReply] = (await api.request('GET', '/v1/replies')).body.replies;
@@ -85,10 +106,19 @@ describe('the console inbox', { timeout: 120_000 }, () => {
     expect(await axeViolations(page)).toEqual([]);
 
     // Eve's reply is written to attack whoever reads it.
-    await dovecot.deliver(MAILBOX, inbound.reply({
-      mailbox: MAILBOX, from: 'eve@client.com', subject: HOSTILE_SUBJECT, body: HOSTILE_BODY, date: new Date(),
-      inReplyTo: toEve.messageId, references: [toEve.messageId!], original: toEve.text,
-    }));
+    await dovecot.deliver(
+      MAILBOX,
+      inbound.reply({
+        mailbox: MAILBOX,
+        from: 'eve@client.com',
+        subject: HOSTILE_SUBJECT,
+        body: HOSTILE_BODY,
+        date: new Date(),
+        inReplyTo: toEve.messageId,
+        references: [toEve.messageId!],
+        original: toEve.text,
+      }),
+    );
     const eveRow = page.getByRole('listitem').filter({ hasText: 'eve@client.com' });
     await eveRow.waitFor({ timeout: 40_000 });
     // Newest first: Eve's reply above Ann's.
@@ -115,19 +145,33 @@ describe('the console inbox', { timeout: 120_000 }, () => {
     await page.getByLabel('Answer').fill(answer);
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('status').filter({ hasText: 'on its way' }).waitFor();
-    const copy = await eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === 'ann@client.com' && m.text?.includes(answer)), 30_000, 'the answer at the SMTP server');
+    const copy = await eventually(
+      async () => smtp.messages.find((m) => m.envelope.to[0] === 'ann@client.com' && m.text?.includes(answer)),
+      30_000,
+      'the answer at the SMTP server',
+    );
     expect(copy.subject).toBe(`Re: ${toAnn.subject}`);
     expect(copy.envelope.from).toBe(MAILBOX);
 
     // Back in the list, the status filter keeps only Ann's.
     await page.getByRole('button', { name: 'Back to the inbox' }).click();
     await page.getByLabel('Filter by status').selectOption('MEETING_BOOKED');
-    await eventually(async () => (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'ann@client.com' || undefined, 15_000, 'only the meeting-booked reply');
+    await eventually(
+      async () =>
+        (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'ann@client.com' || undefined,
+      15_000,
+      'only the meeting-booked reply',
+    );
 
     // Unread only: Ann's is read (and snoozed), Eve's is not.
     await page.getByLabel('Filter by status').selectOption('');
     await page.getByLabel('Unread only').check();
-    await eventually(async () => (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'eve@client.com' || undefined, 15_000, 'only the unread reply');
+    await eventually(
+      async () =>
+        (await page.getByRole('region', { name: 'Replies' }).locator('.from').allTextContents()).join() === 'eve@client.com' || undefined,
+      15_000,
+      'only the unread reply',
+    );
     await page.getByLabel('Unread only').uncheck();
 
     // Eve's conversation: her markup is shown as text, and nothing in it ran or loaded.

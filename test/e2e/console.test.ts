@@ -141,7 +141,9 @@ describe('the console', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Leads' }).click();
     await page.getByLabel('Campaign').selectOption({ label: 'Console launch' });
     const rows = Array.from({ length: 300 }, (_, i) => `lead${i}@importco.com,Lead${i},Importco`);
-    await page.getByLabel('CSV file').setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(['email,firstName,company', ...rows].join('\n')) });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(['email,firstName,company', ...rows].join('\n')) });
     // The import's progress is held back once, to see the bar part-way before it fills.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -156,13 +158,20 @@ describe('the console', { timeout: 90_000 }, () => {
     expect(await bar.getAttribute('value')).toBe(await bar.getAttribute('max'));
     expect(await bar.getAttribute('max')).toBe('300');
     await page.getByRole('status').filter({ hasText: '300 imported' }).waitFor();
-    expect(await eventually(async () => (await engine.api.request('GET', `/v1/leads?campaignId=${launched.id}&limit=1000`)).body.leads.length === 300 || undefined)).toBe(true);
+    expect(
+      await eventually(
+        async () =>
+          (await engine.api.request('GET', `/v1/leads?campaignId=${launched.id}&limit=1000`)).body.leads.length === 300 || undefined,
+      ),
+    ).toBe(true);
 
     // A lead's own view: its next send in words, one request for it.
     const before = requests.filter((u) => u.includes('/next-send')).length;
     await page.getByRole('link', { name: 'lead7@importco.com' }).click();
     await page.getByRole('heading', { name: 'Next send' }).waitFor();
-    await expect.poll(() => page.getByRole('region', { name: 'Next send' }).textContent()).toMatch(/The first email (may go from|will not go)/);
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Next send' }).textContent())
+      .toMatch(/The first email (may go from|will not go)/);
     expect(requests.filter((u) => u.includes('/next-send')).length - before).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Suppress' }).click();
@@ -189,7 +198,15 @@ describe('the console', { timeout: 90_000 }, () => {
   it('pauses and archives a campaign, shows a domain’s checks and address, shows a mailbox sign-in refusal plainly, and shows a webhook’s secret once', async () => {
     const domain = await domainWithAddress(engine.api, 'boxco.com');
     const box = await mailbox(engine.api, domain, 'pat');
-    const c = (await engine.api.request('POST', '/v1/campaigns', { name: 'To pause', aiPromptTemplate: '', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}', mailboxIds: [box.id] })).body;
+    const c = (
+      await engine.api.request('POST', '/v1/campaigns', {
+        name: 'To pause',
+        aiPromptTemplate: '',
+        subject: 'Hi {{firstName}}',
+        template: 'Hello {{firstName}}',
+        mailboxIds: [box.id],
+      })
+    ).body;
     expect((await engine.api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
     const { page, requests, problems } = await openConsole(browser, `${engine.url}/#/campaigns/${c.id}`);
     await signIn(page);
@@ -201,7 +218,9 @@ describe('the console', { timeout: 90_000 }, () => {
     expect((await engine.api.request('GET', `/v1/campaigns/${c.id}`)).body.status).toBe('ARCHIVED');
 
     // A draft with no copy and no mailbox: launching says why, in words.
-    const draft = (await engine.api.request('POST', '/v1/campaigns', { name: 'Not ready', aiPromptTemplate: '', subject: '', template: '' })).body;
+    const draft = (
+      await engine.api.request('POST', '/v1/campaigns', { name: 'Not ready', aiPromptTemplate: '', subject: '', template: '' })
+    ).body;
     await page.goto(`${engine.url}/#/campaigns/${draft.id}`);
     await expect.poll(() => page.getByRole('region', { name: 'Before launching' }).textContent()).toMatch(/mailbox/i);
     await page.getByRole('button', { name: 'Launch' }).click();

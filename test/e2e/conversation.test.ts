@@ -39,7 +39,10 @@ const bare = (id: string | undefined) => id?.replace(/^<|>$/g, '');
 const header = (m: ReceivedMessage, name: string) => {
   const head = m.raw.slice(0, m.raw.search(/\r?\n\r?\n/));
   const line = head.split(/\r?\n(?=\S)/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+  return line
+    ?.slice(name.length + 1)
+    .replace(/\r?\n\s+/g, ' ')
+    .trim();
 };
 
 describe('a conversation, and answering from the engine', { timeout: 120_000 }, () => {
@@ -50,36 +53,65 @@ describe('a conversation, and answering from the engine', { timeout: 120_000 }, 
     await dovecot.addUser(email, PASS);
     smtpUsers[email] = PASS;
     const box = await api.request('POST', '/v1/mailboxes', {
-      email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Sam Sender',
-      smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+      email,
+      domainId: domain.id,
+      authPassword: PASS,
+      dailyCap: 1000,
+      senderName: 'Sam Sender',
+      smtpHost: '127.0.0.1',
+      smtpPort: smtp.port,
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.imapPort,
     });
     expect(box.status, JSON.stringify(box.body)).toBe(201);
     const c = await campaign(api, { mailboxIds: [box.body.id], steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }] });
     const ids: Record<string, string> = {};
     for (const address of ['ann@client.com', 'bo@client.com']) {
-      ids[address] = (await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0] })).body.id;
+      ids[address] = (
+        await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0] })
+      ).body.id;
     }
     expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
-    const firstOf = (to: string) => eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === to), 20_000, `the first email to ${to}`);
+    const firstOf = (to: string) =>
+      eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === to), 20_000, `the first email to ${to}`);
     const first = await firstOf('ann@client.com');
     await firstOf('bo@client.com');
 
     // Ann answers in the thread; the poller reads it.
     const replyId = `ann-reply-${Date.now()}@client.com`;
     const words = 'Sounds good. What does Tuesday look like for a call?';
-    await dovecot.deliver(email, inbound.reply({
-      mailbox: email, from: 'ann@client.com', subject: `Re: ${first.subject}`, body: words, date: new Date(),
-      inReplyTo: first.messageId, references: [first.messageId!], original: first.text, messageId: replyId,
-    }));
+    await dovecot.deliver(
+      email,
+      inbound.reply({
+        mailbox: email,
+        from: 'ann@client.com',
+        subject: `Re: ${first.subject}`,
+        body: words,
+        date: new Date(),
+        inReplyTo: first.messageId,
+        references: [first.messageId!],
+        original: first.text,
+        messageId: replyId,
+      }),
+    );
     const path = `/v1/leads/${ids['ann@client.com']}/conversation`;
-    const both = await eventually(async () => {
-      const got = await api.request('GET', path);
-      return got.body.messages?.length === 2 ? got.body : undefined;
-    }, 30_000, 'the conversation with the first email and the reply');
+    const both = await eventually(
+      async () => {
+        const got = await api.request('GET', path);
+        return got.body.messages?.length === 2 ? got.body : undefined;
+      },
+      30_000,
+      'the conversation with the first email and the reply',
+    );
     expect(both).toMatchObject({ leadId: ids['ann@client.com'], campaignId: c.id, mailboxId: box.body.id, nextCursor: null });
     expect(both.messages[0]).toMatchObject({ direction: 'out', step: 0, messageId: bare(first.messageId), subject: first.subject });
     expect(both.messages[0].text.trim()).toBe(first.text!.trim());
-    expect(both.messages[1]).toMatchObject({ direction: 'in', fromEmail: 'ann@client.com', subject: `Re: ${first.subject}`, status: expect.any(String) });
+    expect(both.messages[1]).toMatchObject({
+      direction: 'in',
+      fromEmail: 'ann@client.com',
+      subject: `Re: ${first.subject}`,
+      status: expect.any(String),
+    });
     expect(both.messages[1].text).toContain(words);
 
     // The answer, sent twice with one Idempotency-Key (a double click): one 202, one email.
@@ -90,7 +122,11 @@ describe('a conversation, and answering from the engine', { timeout: 120_000 }, 
     const again = await api.request('POST', `/v1/leads/${ids['ann@client.com']}/messages`, { text }, key);
     expect(again.status).toBe(202);
     expect(again.body.messageId).toBe(sent.body.messageId);
-    const copy = await eventually(async () => smtp.messages.find((m) => bare(m.messageId) === sent.body.messageId), 20_000, 'the answer at the SMTP server');
+    const copy = await eventually(
+      async () => smtp.messages.find((m) => bare(m.messageId) === sent.body.messageId),
+      20_000,
+      'the answer at the SMTP server',
+    );
     // Threaded under the reply, from the pinned mailbox, with the footer and the RFC 8058 headers.
     expect(copy.envelope).toMatchObject({ from: email, to: ['ann@client.com'] });
     expect(header(copy, 'from')).toContain(email);
@@ -104,11 +140,20 @@ describe('a conversation, and answering from the engine', { timeout: 120_000 }, 
     expect(header(copy, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
 
     // The conversation shows the answer as sent, a person's (step null).
-    const three = await eventually(async () => {
-      const got = await api.request('GET', path);
-      return got.body.messages?.length === 3 ? got.body : undefined;
-    }, 20_000, 'the answer in the conversation');
-    expect(three.messages[2]).toMatchObject({ direction: 'out', step: null, messageId: sent.body.messageId, subject: `Re: ${first.subject}` });
+    const three = await eventually(
+      async () => {
+        const got = await api.request('GET', path);
+        return got.body.messages?.length === 3 ? got.body : undefined;
+      },
+      20_000,
+      'the answer in the conversation',
+    );
+    expect(three.messages[2]).toMatchObject({
+      direction: 'out',
+      step: null,
+      messageId: sent.body.messageId,
+      subject: `Re: ${first.subject}`,
+    });
     expect(three.messages[2].text).toContain(text);
 
     // A suppressed address: 409, and nothing goes.

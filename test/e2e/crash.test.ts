@@ -49,12 +49,23 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     const domain = (await api.request('POST', '/v1/domains', { domainName: 'crash.com', mailingAddress: '1 Main St' })).body;
     const mailboxIds: string[] = [];
     for (const email of Object.keys(users)) {
-      const box = await api.request('POST', '/v1/mailboxes', { email, domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: smtp.port, authPassword: 'crash-password', dailyCap: 1000 });
+      const box = await api.request('POST', '/v1/mailboxes', {
+        email,
+        domainId: domain.id,
+        smtpHost: '127.0.0.1',
+        smtpPort: smtp.port,
+        authPassword: 'crash-password',
+        dailyCap: 1000,
+      });
       mailboxIds.push(box.body.id);
     }
     const campaign = (
       await api.request('POST', '/v1/campaigns', {
-        name: 'Crash', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds,
+        name: 'Crash',
+        aiPromptTemplate: 'x',
+        subject: 'Hi {{firstName}}',
+        template: 'Hello {{firstName}}, a short note.',
+        mailboxIds,
         // Two variants of the first email: each lead is given one exactly once, and the counts stay within 2, whatever the kills.
         variants: [
           { subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.' },
@@ -65,8 +76,20 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     ).body;
     const form = new FormData();
     form.append('campaignId', campaign.id);
-    form.append('file', new Blob(['email,first name\n' + Array.from({ length: LEADS }, (_, i) => `k${i}@x.test,K${i}`).join('\n')], { type: 'text/csv' }), 'k.csv');
-    expect((await checkedFetch(`${started.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${api.token}` }, body: form })).status).toBe(200);
+    form.append(
+      'file',
+      new Blob(['email,first name\n' + Array.from({ length: LEADS }, (_, i) => `k${i}@x.test,K${i}`).join('\n')], { type: 'text/csv' }),
+      'k.csv',
+    );
+    expect(
+      (
+        await checkedFetch(`${started.url}/v1/leads/import`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${api.token}` },
+          body: form,
+        })
+      ).status,
+    ).toBe(200);
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
 
     // Kill at a random moment while mail flows: after a random few emails have arrived since the restart (so the
@@ -90,21 +113,34 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
       // How long after the engine answers mail goes again (a figure, not an assertion: the machine may be loaded).
       const answered = Date.now();
       const before = smtp.messages.length;
-      void eventually(async () => smtp.messages.length > before, 120_000).then(() => resumedInMs.push(Date.now() - answered), () => undefined);
+      void eventually(async () => smtp.messages.length > before, 120_000).then(
+        () => resumedInMs.push(Date.now() - answered),
+        () => undefined,
+      );
     }
     // Once more after mail flows again, and this kill counts too: the engine is then started for the count.
     const last = smtp.messages.length;
-    await eventually(async () => smtp.messages.length > last || smtp.messages.length >= 2 * LEADS, 120_000, 'mail to flow after the last restart');
+    await eventually(
+      async () => smtp.messages.length > last || smtp.messages.length >= 2 * LEADS,
+      120_000,
+      'mail to flow after the last restart',
+    );
     await kill();
 
     after = await startTestEngine({ dataDir, tableName: 'outbound', admin: undefined, realTime: true, timeScale: SCALE });
     // The campaign is over when every job is final and every lead's sequence has ended.
-    const { jobs, leads } = await eventually(async () => {
-      const all = await queryAll(after!.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
-      const rows = await queryAll(after!.deps.store, leadsOfCampaign(campaign.id));
-      const done = (j: Record<string, unknown>) => ['SENT', 'FAILED', 'CANCELLED'].includes(String(j.state));
-      return all.length === 2 * LEADS && all.every(done) && rows.every((l) => !['NEW', 'CONTACTED'].includes(String(l.status))) ? { jobs: all, leads: rows } : undefined;
-    }, 180_000, 'the campaign to be over after the last restart');
+    const { jobs, leads } = await eventually(
+      async () => {
+        const all = await queryAll(after!.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
+        const rows = await queryAll(after!.deps.store, leadsOfCampaign(campaign.id));
+        const done = (j: Record<string, unknown>) => ['SENT', 'FAILED', 'CANCELLED'].includes(String(j.state));
+        return all.length === 2 * LEADS && all.every(done) && rows.every((l) => !['NEW', 'CONTACTED'].includes(String(l.status)))
+          ? { jobs: all, leads: rows }
+          : undefined;
+      },
+      180_000,
+      'the campaign to be over after the last restart',
+    );
     await pause(500);
 
     // Nobody twice: each Message-ID once, each lead at most one first email and one follow-up.
@@ -117,7 +153,8 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
       else seen.first++;
       byLead.set(m.envelope.to[0]!, seen);
     }
-    const duplicates = [...received.values()].filter((n) => n > 1).length + [...byLead.values()].filter((s) => s.first > 1 || s.re > 1).length;
+    const duplicates =
+      [...received.values()].filter((n) => n > 1).length + [...byLead.values()].filter((s) => s.first > 1 || s.re > 1).length;
 
     const sent = jobs.filter((j) => j.state === 'SENT');
     const unconfirmed = sent.filter((j) => j.unconfirmed === true);
@@ -148,7 +185,8 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     expect(2 * LEADS - received.size).toBe(missing.length);
     for (const n of missingPerKill) expect(n).toBeLessThanOrEqual(1);
     // A confirmed send arrived; every email the server took belongs to a SENT job.
-    for (const j of sent.filter((j) => j.unconfirmed !== true)) expect(received.get(bare(String(j.messageId))), `job ${String(j.id)}`).toBe(1);
+    for (const j of sent.filter((j) => j.unconfirmed !== true))
+      expect(received.get(bare(String(j.messageId))), `job ${String(j.id)}`).toBe(1);
     const known = new Set(sent.map((j) => bare(String(j.messageId))));
     for (const id of received.keys()) expect(known.has(id), `message ${id}`).toBe(true);
     for (const j of unconfirmed) expect(String(j.lastError)).toMatch(/outcome unknown/);

@@ -76,9 +76,29 @@ const zones: Zones = {
 };
 
 const ALL_DOMAINS = [
-  'good.test', 'nospf.test', 'twospf.test', 'plusall.test', 'bareall.test', 'badsyntax.test', 'many.test', 'ten.test',
-  'brokeninclude.test', 'sel.test', 'discovery.test', 'nodkim.test', 'revoked.test', 'notbase64.test', 'notakey.test',
-  'weak.test', 'badtag.test', 'nodmarc.test', 'nopolicy.test', 'twodmarc.test', 'listed.test', 'refused.test', 'slow.test',
+  'good.test',
+  'nospf.test',
+  'twospf.test',
+  'plusall.test',
+  'bareall.test',
+  'badsyntax.test',
+  'many.test',
+  'ten.test',
+  'brokeninclude.test',
+  'sel.test',
+  'discovery.test',
+  'nodkim.test',
+  'revoked.test',
+  'notbase64.test',
+  'notakey.test',
+  'weak.test',
+  'badtag.test',
+  'nodmarc.test',
+  'nopolicy.test',
+  'twodmarc.test',
+  'listed.test',
+  'refused.test',
+  'slow.test',
 ];
 
 let dns: TestDnsServer;
@@ -131,7 +151,12 @@ describe('POST /v1/domains/{domain}/check', () => {
     expect(body.details.dkim.records).toEqual([dkim(RSA_2048)]);
     expect(body.details.dkim.reason).toMatch(/2048-bit RSA/);
     expect(body.details.dmarc).toMatchObject({ records: [DMARC], policy: 'reject' });
-    expect(body.details.blocklists['spamhaus-dbl']).toEqual({ query: 'good.test.dbl.spamhaus.org', answers: [], checked: true, reason: 'Not listed by spamhaus-dbl.' });
+    expect(body.details.blocklists['spamhaus-dbl']).toEqual({
+      query: 'good.test.dbl.spamhaus.org',
+      answers: [],
+      checked: true,
+      reason: 'Not listed by spamhaus-dbl.',
+    });
     expect(body.listUnsubscribeCheck).toMatch(/List-Unsubscribe and List-Unsubscribe-Post.*every email/);
     expect(body.listUnsubscribeCheck).not.toMatch(/no mailing address/);
 
@@ -243,7 +268,10 @@ describe('POST /v1/domains/{domain}/check', () => {
     it('fails each operator that lists the domain', async () => {
       const body = await check('listed.test');
       expect(body.blocklists).toEqual({ 'spamhaus-dbl': 'FAIL', surbl: 'FAIL', uribl: 'FAIL' });
-      expect(body.details.blocklists['spamhaus-dbl']).toMatchObject({ answers: ['127.0.1.2'], reason: expect.stringMatching(/Listed by spamhaus-dbl/) });
+      expect(body.details.blocklists['spamhaus-dbl']).toMatchObject({
+        answers: ['127.0.1.2'],
+        reason: expect.stringMatching(/Listed by spamhaus-dbl/),
+      });
       expect(body.details.blocklists.surbl.query).toBe('listed.test.multi.surbl.org');
       expect(body.details.blocklists.uribl.query).toBe('listed.test.multi.uribl.com');
     });
@@ -294,7 +322,7 @@ describe('GET /public/domain-check', () => {
     expect(await lastCheck()).toEqual(before);
   });
 
-  it('checks any public name, not only the engine\'s', async () => {
+  it("checks any public name, not only the engine's", async () => {
     const res = await publicApi().request('GET', '/public/domain-check?domain=nowhere.test');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ spf: 'FAIL', dkim: 'FAIL', dmarc: 'FAIL' });

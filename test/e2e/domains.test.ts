@@ -55,7 +55,14 @@ describe('POST /v1/domains', () => {
   it('builds mailingAddress from mailingAddressParts, one line per footer line', async () => {
     const res = await api.request('POST', '/v1/domains', {
       domainName: 'parts.io',
-      mailingAddressParts: { businessName: 'Parts Ltd', street: '12 High St', suite: 'Unit 4', city: 'Leeds', postalCode: 'LS1 4AB', country: 'United Kingdom' },
+      mailingAddressParts: {
+        businessName: 'Parts Ltd',
+        street: '12 High St',
+        suite: 'Unit 4',
+        city: 'Leeds',
+        postalCode: 'LS1 4AB',
+        country: 'United Kingdom',
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.mailingAddress).toBe('Parts Ltd\n12 High St\nUnit 4\nLeeds, LS1 4AB\nUnited Kingdom');
@@ -65,7 +72,14 @@ describe('POST /v1/domains', () => {
 
 describe('PATCH /v1/domains/{id}', () => {
   it('changes only the fields present; null or empty clears dkimSelector, blank clears the address', async () => {
-    const created = (await api.request('POST', '/v1/domains', { domainName: 'patch.dev', dkimSelector: 'k1', label: 'Client A', mailingAddress: '1 Road\nTown' })).body;
+    const created = (
+      await api.request('POST', '/v1/domains', {
+        domainName: 'patch.dev',
+        dkimSelector: 'k1',
+        label: 'Client A',
+        mailingAddress: '1 Road\nTown',
+      })
+    ).body;
     const a = await api.request('PATCH', `/v1/domains/${created.id}`, { label: 'Client B' });
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ label: 'Client B', dkimSelector: 'k1', mailingAddress: '1 Road\nTown', usedBy: { campaigns: 0 } });
@@ -96,7 +110,9 @@ describe('PATCH /v1/domains/{id}', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'ADDRESS_IN_USE', campaigns: [{ id: live.id, name: 'Live one', status: 'ACTIVE' }] });
     expect(refused.body.campaigns).toHaveLength(1);
-    expect((await api.request('GET', '/v1/domains')).body.find((d: { id: string }) => d.id === domain.id).mailingAddress).toBe('5 Elm St\nDover');
+    expect((await api.request('GET', '/v1/domains')).body.find((d: { id: string }) => d.id === domain.id).mailingAddress).toBe(
+      '5 Elm St\nDover',
+    );
 
     // Other fields may change meanwhile.
     expect((await api.request('PATCH', `/v1/domains/${domain.id}`, { label: 'Brand' })).status).toBe(200);

@@ -30,13 +30,19 @@ afterAll(async () => {
 });
 
 const csvOf = (rows: number, prefix: string, extra = '') =>
-  'email,first name,company,title\n' + Array.from({ length: rows }, (_, i) => `${prefix}${i}@imports.example,First${i},Co ${i % 7},Head of ${i % 3}`).join('\n') + extra;
+  'email,first name,company,title\n' +
+  Array.from({ length: rows }, (_, i) => `${prefix}${i}@imports.example,First${i},Co ${i % 7},Head of ${i % 3}`).join('\n') +
+  extra;
 
 async function postImport(a: Api, campaignId: string, csv: string) {
   const form = new FormData();
   form.append('campaignId', campaignId);
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'leads.csv');
-  const res = await checkedFetch(`${a.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${a.token}` }, body: form });
+  const res = await checkedFetch(`${a.url}/v1/leads/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${a.token}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -63,11 +69,26 @@ describe('an import that outlasts its answer', { timeout: 180_000 }, () => {
     const csv = csvOf(3000, 'r', '\nnot-an-address,X,Y,Z\nr7@imports.example,Again,Co,T\n');
     const res = await postImport(api, c.id, csv);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ importId: expect.any(String), campaignId: c.id, status: 'RUNNING', received: 3002, invalid: 1, finishedAt: null });
+    expect(res.body).toMatchObject({
+      importId: expect.any(String),
+      campaignId: c.id,
+      status: 'RUNNING',
+      received: 3002,
+      invalid: 1,
+      finishedAt: null,
+    });
     expect(res.body.errors).toEqual([{ row: 3002, error: expect.stringMatching(/^email: /) }]);
 
     const { final, seen } = await untilDone(api, res.body.importId);
-    expect(final).toMatchObject({ status: 'COMPLETED', received: 3002, imported: 2999, duplicates: 2, suppressed: 0, invalid: 1, rowsRead: 3002 });
+    expect(final).toMatchObject({
+      status: 'COMPLETED',
+      received: 3002,
+      imported: 2999,
+      duplicates: 2,
+      suppressed: 0,
+      invalid: 1,
+      rowsRead: 3002,
+    });
     expect(Date.parse(final.finishedAt)).toBeGreaterThanOrEqual(Date.parse(final.startedAt));
     // Counts only grow while it runs.
     for (let i = 1; i < seen.length; i++) expect(seen[i].imported).toBeGreaterThanOrEqual(seen[i - 1].imported);
@@ -92,7 +113,9 @@ describe('two imports into one campaign, and a webhook racing them', { timeout: 
     const [a, b] = await Promise.all([postImport(api, c.id, csv), postImport(api, c.id, csv)]);
     // The webhook feeds some of the same addresses while the imports run.
     const hooks = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => api.request('POST', '/v1/leads/webhook', { campaignId: c.id, email: `twin${i * 50}@imports.example` })),
+      Array.from({ length: 40 }, (_, i) =>
+        api.request('POST', '/v1/leads/webhook', { campaignId: c.id, email: `twin${i * 50}@imports.example` }),
+      ),
     );
     expect(hooks.every((h) => h.status === 200)).toBe(true);
     const [fa, fb] = await Promise.all([untilDone(api, a.body.importId), untilDone(api, b.body.importId)]);
@@ -115,14 +138,22 @@ describe('the upload link (files too large for a request body on AWS)', { timeou
     const bytes = Buffer.byteLength(csv);
     const ticket = await api.request('POST', '/v1/leads/imports', { campaignId: c.id, bytes });
     expect(ticket.status).toBe(201);
-    expect(ticket.body).toMatchObject({ importId: expect.any(String), status: 'RUNNING', upload: { method: 'PUT', url: expect.stringMatching(/^http/), expiresAt: expect.any(String) } });
+    expect(ticket.body).toMatchObject({
+      importId: expect.any(String),
+      status: 'RUNNING',
+      upload: { method: 'PUT', url: expect.stringMatching(/^http/), expiresAt: expect.any(String) },
+    });
     // Before the file arrives the import waits for it.
     expect((await api.request('GET', `/v1/leads/imports/${ticket.body.importId}`)).body).toMatchObject({ status: 'RUNNING', received: 0 });
 
     // A body of another size than the link was made for is refused, and nothing starts.
     const wrong = await fetch(ticket.body.upload.url, { method: 'PUT', headers: ticket.body.upload.headers, body: csv + 'x' });
     expect(wrong.status).toBe(413);
-    const tampered = await fetch(ticket.body.upload.url.replace(/bytes=\d+/, `bytes=${bytes + 1}`), { method: 'PUT', headers: ticket.body.upload.headers, body: csv + 'x' });
+    const tampered = await fetch(ticket.body.upload.url.replace(/bytes=\d+/, `bytes=${bytes + 1}`), {
+      method: 'PUT',
+      headers: ticket.body.upload.headers,
+      body: csv + 'x',
+    });
     expect(tampered.status).toBe(403);
 
     const put = await fetch(ticket.body.upload.url, { method: 'PUT', headers: ticket.body.upload.headers, body: csv });
@@ -130,7 +161,11 @@ describe('the upload link (files too large for a request body on AWS)', { timeou
     const { final } = await untilDone(api, ticket.body.importId);
     expect(final).toMatchObject({ status: 'COMPLETED', received: 1502, imported: 1501, invalid: 1 });
     // The file is gone with its import (deleted right after the status is written), and the link cannot put it back.
-    await eventually(async () => (await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)) === undefined, 20_000, 'the uploaded file deleted');
+    await eventually(
+      async () => (await engine.deps.blobs.get(`imports/${ticket.body.importId}.csv`)) === undefined,
+      20_000,
+      'the uploaded file deleted',
+    );
     const again = await fetch(ticket.body.upload.url, { method: 'PUT', headers: ticket.body.upload.headers, body: csv });
     expect(again.status).toBe(403);
     expect(((await again.json()) as { error: string }).error).toMatch(/used already/);

@@ -56,8 +56,15 @@ async function readMailbox(domainName: string, local: string) {
   await dovecot.addUser(email, PASS);
   smtpUsers[email] = PASS;
   const res = await api.request('POST', '/v1/mailboxes', {
-    email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Rita Rep',
-    smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+    email,
+    domainId: domain.id,
+    authPassword: PASS,
+    dailyCap: 1000,
+    senderName: 'Rita Rep',
+    smtpHost: '127.0.0.1',
+    smtpPort: smtp.port,
+    imapHost: '127.0.0.1',
+    imapPort: dovecot.imapPort,
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; email: string };
@@ -79,12 +86,19 @@ async function launchWith(mailboxId: string, emails: string[], steps = [{ waitDa
 
 const sentTo = (to: string) => smtp.messages.filter((m) => m.envelope.to[0] === to);
 const firstTo = (to: string) => eventually(async () => sentTo(to)[0], 20_000, `the first email to ${to}`) as Promise<ReceivedMessage>;
-const lead = async (id: string) => (await engine.api.request('GET', `/v1/leads?campaignId=${(await engine.deps.store.get(leadKey(id)))!.campaignId}&limit=1000`)).body.leads.find((l: { id: string }) => l.id === id);
+const lead = async (id: string) =>
+  (
+    await engine.api.request('GET', `/v1/leads?campaignId=${(await engine.deps.store.get(leadKey(id)))!.campaignId}&limit=1000`)
+  ).body.leads.find((l: { id: string }) => l.id === id);
 const campaignRow = async (id: string) => (await engine.api.request('GET', '/v1/campaigns')).body.find((c: { id: string }) => c.id === id);
 const state = async (mailboxId: string) => engine.deps.store.get(inboxStateKey(mailboxId));
 /** Waits until the poller has read the mailbox past the last message delivered to it (its cursor moved). */
 async function readPast(mailboxId: string, uidAtLeast: number) {
-  await eventually(async () => Number((await state(mailboxId))?.lastUid ?? 0) >= uidAtLeast, 20_000, `the inbox read past UID ${uidAtLeast}`);
+  await eventually(
+    async () => Number((await state(mailboxId))?.lastUid ?? 0) >= uidAtLeast,
+    20_000,
+    `the inbox read past UID ${uidAtLeast}`,
+  );
 }
 
 describe('reading a mailbox', { timeout: 120_000 }, () => {
@@ -97,30 +111,62 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     const toDot = await firstTo('dot@client.com');
 
     // Ann answers in the thread; Bob's out-of-office answers too (threaded, but automatic).
-    await dovecot.deliver(box.email, inbound.reply({
-      mailbox: box.email, from: 'ann@client.com', fromName: 'Ann Client', subject: `Re: ${toAnn.subject}`,
-      body: 'Thanks, not right now. Maybe next quarter.', inReplyTo: toAnn.messageId, references: [toAnn.messageId!],
-    }));
-    await dovecot.deliver(box.email, inbound.outOfOffice({
-      mailbox: box.email, from: 'bob@client.com', inReplyTo: toBob.messageId, subject: `Automatic reply: ${toBob.subject}`,
-      body: 'I am out of the office with limited access to email.', style: 'exchange',
-    }));
+    await dovecot.deliver(
+      box.email,
+      inbound.reply({
+        mailbox: box.email,
+        from: 'ann@client.com',
+        fromName: 'Ann Client',
+        subject: `Re: ${toAnn.subject}`,
+        body: 'Thanks, not right now. Maybe next quarter.',
+        inReplyTo: toAnn.messageId,
+        references: [toAnn.messageId!],
+      }),
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.outOfOffice({
+        mailbox: box.email,
+        from: 'bob@client.com',
+        inReplyTo: toBob.messageId,
+        subject: `Automatic reply: ${toBob.subject}`,
+        body: 'I am out of the office with limited access to email.',
+        style: 'exchange',
+      }),
+    );
     // Dot is away and says until when: her next step waits for the day after.
     const back = new Date(Date.now() + 60 * 86_400_000);
     const backDay = back.toISOString().slice(0, 10);
-    await dovecot.deliver(box.email, inbound.outOfOffice({
-      mailbox: box.email, from: 'dot@client.com', inReplyTo: toDot.messageId, subject: `Auto: ${toDot.subject}`,
-      body: `Thanks for your email. I'm on vacation, returning ${backDay}. I will reply when I am back.`, style: 'gmail',
-    }));
+    await dovecot.deliver(
+      box.email,
+      inbound.outOfOffice({
+        mailbox: box.email,
+        from: 'dot@client.com',
+        inReplyTo: toDot.messageId,
+        subject: `Auto: ${toDot.subject}`,
+        body: `Thanks for your email. I'm on vacation, returning ${backDay}. I will reply when I am back.`,
+        style: 'gmail',
+      }),
+    );
     await readPast(box.id, 3);
 
-    const replies = await eventually(async () => {
-      const res = await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`);
-      return res.body.replies.length ? res.body : undefined;
-    }, 20_000, 'the reply in GET /v1/replies');
+    const replies = await eventually(
+      async () => {
+        const res = await engine.api.request('GET', `/v1/replies?campaignId=${campaignId}`);
+        return res.body.replies.length ? res.body : undefined;
+      },
+      20_000,
+      'the reply in GET /v1/replies',
+    );
     expect(replies.replies).toHaveLength(1);
     const [r] = replies.replies;
-    expect(r).toMatchObject({ campaignId, leadId: ids['ann@client.com'], mailboxId: box.id, fromEmail: 'ann@client.com', subject: `Re: ${toAnn.subject}` });
+    expect(r).toMatchObject({
+      campaignId,
+      leadId: ids['ann@client.com'],
+      mailboxId: box.id,
+      fromEmail: 'ann@client.com',
+      subject: `Re: ${toAnn.subject}`,
+    });
     expect(r.snippet).toBe('Thanks, not right now. Maybe next quarter.');
     expect(Date.parse(r.receivedAt)).toBeGreaterThan(0);
     expect(replies.nextCursor).toBeNull();
@@ -129,7 +175,7 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect((await lead(ids['dot@client.com']!)).status).toBe('CONTACTED');
     const held = await getJob(engine.deps, jobId(ids['dot@client.com']!, 1));
     expect(Number(held!.dueAt)).toBe(Date.parse(`${backDay}T00:00:00Z`) + 86_400_000);
-    expect((await getJob(engine.deps, jobId(ids['ann@client.com']!, 1)))).toMatchObject({ state: 'CANCELLED', reason: 'the lead replied' });
+    expect(await getJob(engine.deps, jobId(ids['ann@client.com']!, 1))).toMatchObject({ state: 'CANCELLED', reason: 'the lead replied' });
     const row = await campaignRow(campaignId);
     expect(row.repliesCount).toBe(1);
     expect(row.lastActivityAt).not.toBeNull();
@@ -143,7 +189,11 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     expect((await campaignRow(campaignId)).repliesCount).toBe(1);
     // Filters: since after it excludes it; another campaign has none.
     const later = new Date(Date.parse(r.receivedAt) + 1000).toISOString();
-    expect((await engine.api.request('GET', `/v1/replies?since=${encodeURIComponent(later)}`)).body.replies.filter((x: { id: string }) => x.id === r.id)).toHaveLength(0);
+    expect(
+      (await engine.api.request('GET', `/v1/replies?since=${encodeURIComponent(later)}`)).body.replies.filter(
+        (x: { id: string }) => x.id === r.id,
+      ),
+    ).toHaveLength(0);
     expect((await engine.api.request('GET', '/v1/replies?limit=0')).status).toBe(422);
     expect((await engine.api.request('GET', '/v1/replies?since=yesterday')).status).toBe(422);
 
@@ -161,11 +211,21 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await dovecot.addUser(email, PASS);
     smtpUsers[email] = PASS;
     // Mail already in the mailbox when it is added: from an address that becomes a lead.
-    await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'old@client.com', subject: 'Hello from before', body: 'An old message.' }));
+    await dovecot.deliver(
+      email,
+      inbound.reply({ mailbox: email, from: 'old@client.com', subject: 'Hello from before', body: 'An old message.' }),
+    );
     await new Promise((r) => setTimeout(r, 1100));
     const domain = await domainWithAddress(engine.api, domainName);
     const created = await engine.api.request('POST', '/v1/mailboxes', {
-      email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+      email,
+      domainId: domain.id,
+      authPassword: PASS,
+      dailyCap: 1000,
+      smtpHost: '127.0.0.1',
+      smtpPort: smtp.port,
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.imapPort,
     });
     expect(created.status).toBe(201);
     const box = created.body;
@@ -176,10 +236,30 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await firstTo('old@client.com');
 
     // Appended over IMAP, as a mail client files a message, rather than delivered by a mail server.
-    await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'dan@client.com', subject: 'about your note', body: 'Sure, call me Tuesday.' }), 'INBOX', 'imap');
-    await dovecot.deliver(email, inbound.reply({ mailbox: email, from: 'someone.else@client.com', subject: `Re: ${toEve.subject}`, body: 'Eve asked me to answer.', references: ['unrelated@elsewhere.com', toEve.messageId!] }));
-    await dovecot.deliver(email, inbound.unrelated({ mailbox: email, from: 'news@vendor.com', subject: 'Our November newsletter', body: 'News.' }));
-    await dovecot.deliver(email, inbound.ownSentCopy({ mailbox: email, to: 'fay@client.com', messageId: toDan.messageId!, subject: toDan.subject!, body: 'copy' }));
+    await dovecot.deliver(
+      email,
+      inbound.reply({ mailbox: email, from: 'dan@client.com', subject: 'about your note', body: 'Sure, call me Tuesday.' }),
+      'INBOX',
+      'imap',
+    );
+    await dovecot.deliver(
+      email,
+      inbound.reply({
+        mailbox: email,
+        from: 'someone.else@client.com',
+        subject: `Re: ${toEve.subject}`,
+        body: 'Eve asked me to answer.',
+        references: ['unrelated@elsewhere.com', toEve.messageId!],
+      }),
+    );
+    await dovecot.deliver(
+      email,
+      inbound.unrelated({ mailbox: email, from: 'news@vendor.com', subject: 'Our November newsletter', body: 'News.' }),
+    );
+    await dovecot.deliver(
+      email,
+      inbound.ownSentCopy({ mailbox: email, to: 'fay@client.com', messageId: toDan.messageId!, subject: toDan.subject!, body: 'copy' }),
+    );
     await readPast(box.id, 5);
 
     await eventually(async () => (await campaignRow(campaignId)).repliesCount === 2, 20_000, 'two replies counted');
@@ -206,9 +286,37 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     const toAngry = await firstTo('angry@client.com');
     await firstTo('fine@client.com');
 
-    await dovecot.deliver(box.email, inbound.postfixBounce({ mailbox: box.email, recipient: 'gone@client.com', originalMessageId: toGone.messageId!, originalSubject: toGone.subject!, status: '5.1.1', action: 'failed' }));
-    await dovecot.deliver(box.email, inbound.exchangeBounce({ mailbox: box.email, recipient: 'slow@client.com', originalMessageId: toSlow.messageId!, originalSubject: toSlow.subject!, status: '4.4.1', action: 'delayed' }));
-    await dovecot.deliver(box.email, inbound.arfComplaint({ mailbox: box.email, recipient: 'angry@client.com', originalMessageId: toAngry.messageId!, originalSubject: toAngry.subject! }));
+    await dovecot.deliver(
+      box.email,
+      inbound.postfixBounce({
+        mailbox: box.email,
+        recipient: 'gone@client.com',
+        originalMessageId: toGone.messageId!,
+        originalSubject: toGone.subject!,
+        status: '5.1.1',
+        action: 'failed',
+      }),
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.exchangeBounce({
+        mailbox: box.email,
+        recipient: 'slow@client.com',
+        originalMessageId: toSlow.messageId!,
+        originalSubject: toSlow.subject!,
+        status: '4.4.1',
+        action: 'delayed',
+      }),
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.arfComplaint({
+        mailbox: box.email,
+        recipient: 'angry@client.com',
+        originalMessageId: toAngry.messageId!,
+        originalSubject: toAngry.subject!,
+      }),
+    );
     await readPast(box.id, 3);
 
     await eventually(async () => (await lead(ids['gone@client.com']!)).status === 'BOUNCED', 20_000, 'the bounce');
@@ -231,8 +339,27 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
 
     // The server renumbers INBOX (a restore, a migration): everything is read again, nothing counts twice.
     const before = Number((await state(box.id))!.uidValidity);
-    await run('doveadm', ['-c', `${dovecot.dir}/dovecot.conf`, 'mailbox', 'update', '-u', box.email, '--uid-validity', String(before + 7), 'INBOX']);
-    await dovecot.deliver(box.email, inbound.reply({ mailbox: box.email, from: 'fine@client.com', subject: 'Re: hi', body: 'Yes please.', inReplyTo: (await firstTo('fine@client.com')).messageId }));
+    await run('doveadm', [
+      '-c',
+      `${dovecot.dir}/dovecot.conf`,
+      'mailbox',
+      'update',
+      '-u',
+      box.email,
+      '--uid-validity',
+      String(before + 7),
+      'INBOX',
+    ]);
+    await dovecot.deliver(
+      box.email,
+      inbound.reply({
+        mailbox: box.email,
+        from: 'fine@client.com',
+        subject: 'Re: hi',
+        body: 'Yes please.',
+        inReplyTo: (await firstTo('fine@client.com')).messageId,
+      }),
+    );
     await eventually(async () => Number((await state(box.id))?.uidValidity) === before + 7, 20_000, 'the new UIDVALIDITY read');
     await eventually(async () => (await lead(ids['fine@client.com']!)).status === 'REPLIED', 20_000, 'the reply after the reset');
     const after = await engine.deps.store.query({ pk: `BREAKER#${campaignId}#${box.id}` });
@@ -243,19 +370,52 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
   it('notices that look like replies bounce their lead and are never replies; a full mailbox at 5.x.x, a vacation without headers and a person quoting 550 5.1.1 do what they are', async () => {
     const box = await readMailbox('gapsco.com', 'gil');
     // Addresses no other test here uses: a suppression is install-wide.
-    const { campaignId, ids } = await launchWith(box.id, ['gone@gaps.client.com', 'mobile@ezweb.example.jp', 'full@gaps.client.com', 'away@gaps.client.com', 'dana@gaps.client.com']);
+    const { campaignId, ids } = await launchWith(box.id, [
+      'gone@gaps.client.com',
+      'mobile@ezweb.example.jp',
+      'full@gaps.client.com',
+      'away@gaps.client.com',
+      'dana@gaps.client.com',
+    ]);
     const to = Object.fromEntries(await Promise.all(Object.keys(ids).map(async (email) => [email, await firstTo(email)] as const)));
-    const about = (email: string) => ({ mailbox: box.email, recipient: email, originalMessageId: to[email]!.messageId!, originalSubject: to[email]!.subject! });
+    const about = (email: string) => ({
+      mailbox: box.email,
+      recipient: email,
+      originalMessageId: to[email]!.messageId!,
+      originalSubject: to[email]!.subject!,
+    });
 
     // A list manager's report and a carrier gateway's, both threaded under the engine's email, from ordinary addresses.
     await dovecot.deliver(box.email, inbound.listManagerNotice(about('gone@gaps.client.com')));
     await dovecot.deliver(box.email, inbound.carrierGatewayNotice(about('mobile@ezweb.example.jp')));
-    await dovecot.deliver(box.email, inbound.postfixBounce({ ...about('full@gaps.client.com'), status: '5.0.0', diagnostic: '552 Requested mail action aborted: mailbox quota exceeded' }));
-    await dovecot.deliver(box.email, inbound.reply({ mailbox: box.email, from: 'away@gaps.client.com', subject: `Re: ${to['away@gaps.client.com']!.subject}`, body: inbound.VACATION_TEXTS.de!, inReplyTo: to['away@gaps.client.com']!.messageId }));
-    await dovecot.deliver(box.email, inbound.reply({
-      mailbox: box.email, from: 'dana@gaps.client.com', subject: `Re: ${to['dana@gaps.client.com']!.subject}`, inReplyTo: to['dana@gaps.client.com']!.messageId,
-      body: 'My old colleague got "550 5.1.1 User unknown" from your other email. I am interested, call me.',
-    }));
+    await dovecot.deliver(
+      box.email,
+      inbound.postfixBounce({
+        ...about('full@gaps.client.com'),
+        status: '5.0.0',
+        diagnostic: '552 Requested mail action aborted: mailbox quota exceeded',
+      }),
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.reply({
+        mailbox: box.email,
+        from: 'away@gaps.client.com',
+        subject: `Re: ${to['away@gaps.client.com']!.subject}`,
+        body: inbound.VACATION_TEXTS.de!,
+        inReplyTo: to['away@gaps.client.com']!.messageId,
+      }),
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.reply({
+        mailbox: box.email,
+        from: 'dana@gaps.client.com',
+        subject: `Re: ${to['dana@gaps.client.com']!.subject}`,
+        inReplyTo: to['dana@gaps.client.com']!.messageId,
+        body: 'My old colleague got "550 5.1.1 User unknown" from your other email. I am interested, call me.',
+      }),
+    );
     await readPast(box.id, 5);
 
     await eventually(async () => (await lead(ids['gone@gaps.client.com']!)).status === 'BOUNCED', 20_000, "the list manager's notice");
@@ -282,8 +442,31 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
     await dovecot.deliver(box.email, hostile.bareWordInReplyTo({ mailbox: box.email, from: 'prankster@elsewhere.com' }), 'INBOX', 'imap');
     await dovecot.deliver(box.email, hostile.regexBait({ mailbox: box.email }), 'INBOX', 'imap');
     // A report naming a lead, returning no email the engine sent: anyone could have written it.
-    await dovecot.deliver(box.email, inbound.postfixBounce({ mailbox: box.email, recipient: 'forged@client.com', originalMessageId: 'made-up.1@hostileco.com', originalSubject: toForged.subject!, status: '5.1.1', action: 'failed' }), 'INBOX', 'imap');
-    await dovecot.deliver(box.email, inbound.reply({ mailbox: box.email, from: 'real@client.com', subject: `Re: ${toReal.subject}`, body: 'Yes, let us talk.', inReplyTo: toReal.messageId }), 'INBOX', 'imap');
+    await dovecot.deliver(
+      box.email,
+      inbound.postfixBounce({
+        mailbox: box.email,
+        recipient: 'forged@client.com',
+        originalMessageId: 'made-up.1@hostileco.com',
+        originalSubject: toForged.subject!,
+        status: '5.1.1',
+        action: 'failed',
+      }),
+      'INBOX',
+      'imap',
+    );
+    await dovecot.deliver(
+      box.email,
+      inbound.reply({
+        mailbox: box.email,
+        from: 'real@client.com',
+        subject: `Re: ${toReal.subject}`,
+        body: 'Yes, let us talk.',
+        inReplyTo: toReal.messageId,
+      }),
+      'INBOX',
+      'imap',
+    );
     await readPast(box.id, 4);
 
     // Read past all four with no failed read (no back-off), and the reply's effects were applied before the cursor moved past it.
@@ -307,13 +490,19 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
   it('a mailbox whose IMAP sign-in is refused shows ERROR with a reason and is not tried again in a loop', async () => {
     const box = await readMailbox('lockedco.com', 'lou');
     await eventually(async () => (await state(box.id))?.lastPolledAt, 20_000, 'a first read');
-    await engine.deps.store.update(mailboxKey(box.id), { set: { sealedPassword: await sealSecret(engine.deps.keys, 'not-the-password', passwordContext(box.id)) } });
+    await engine.deps.store.update(mailboxKey(box.id), {
+      set: { sealedPassword: await sealSecret(engine.deps.keys, 'not-the-password', passwordContext(box.id)) },
+    });
     // Due again now.
     await engine.deps.store.update(inboxStateKey(box.id), { set: { nextPollAt: 0 } });
-    const row = await eventually(async () => {
-      const m = (await engine.api.request('GET', '/v1/mailboxes')).body.find((x: { id: string }) => x.id === box.id);
-      return m.status === 'ERROR' ? m : undefined;
-    }, 20_000, 'the mailbox to show ERROR');
+    const row = await eventually(
+      async () => {
+        const m = (await engine.api.request('GET', '/v1/mailboxes')).body.find((x: { id: string }) => x.id === box.id);
+        return m.status === 'ERROR' ? m : undefined;
+      },
+      20_000,
+      'the mailbox to show ERROR',
+    );
     expect(row.lastError).toMatch(/IMAP server refused the sign-in/);
     expect(JSON.stringify(row)).not.toContain('not-the-password');
     const failed = await state(box.id);
@@ -349,7 +538,10 @@ describe('reading a mailbox', { timeout: 120_000 }, () => {
       },
     });
     expect(await sendJob({ ...engine.deps, store: racing }, id)).toBe('cancelled');
-    expect(await getJob(engine.deps, id)).toMatchObject({ state: 'CANCELLED', reason: 'the lead replied, bounced or was stopped before the send' });
+    expect(await getJob(engine.deps, id)).toMatchObject({
+      state: 'CANCELLED',
+      reason: 'the lead replied, bounced or was stopped before the send',
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(sentTo('eli@client.com')).toHaveLength(1);
   });

@@ -265,7 +265,10 @@ describe('GET /v1/leads and the campaign leadsCount', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: { status: number; body: any } = await api.request('GET', `/v1/leads?campaignId=${a.id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: { status: number; body: any } = await api.request(
+        'GET',
+        `/v1/leads?campaignId=${a.id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(5);
       for (const l of res.body.leads) expect(l.campaignId).toBe(a.id);
@@ -313,13 +316,17 @@ describe('GET /v1/leads and the campaign leadsCount', () => {
 
 // ---------------------------------------------------------------- webhook
 
-describe('a lead\'s zone on its row', () => {
+describe("a lead's zone on its row", () => {
   const schedule = { timezone: 'America/Chicago', start: '09:00', end: '17:00' };
   const zoneOf = (l: Record<string, unknown>) => ({ timezone: l.timezone, timezoneSource: l.timezoneSource });
 
-  it('shows timezone and timezoneSource when the campaign has a schedule (own field, country, region, else the campaign\'s), and neither without one', async () => {
+  it("shows timezone and timezoneSource when the campaign has a schedule (own field, country, region, else the campaign's), and neither without one", async () => {
     const c = await campaign(api, { schedule });
-    const own = await api.request('POST', '/v1/leads', { campaignId: c.id, email: 'own@tz.example', customFields: { timezone: 'Asia/Kathmandu' } });
+    const own = await api.request('POST', '/v1/leads', {
+      campaignId: c.id,
+      email: 'own@tz.example',
+      customFields: { timezone: 'Asia/Kathmandu' },
+    });
     expect(own.status).toBe(201);
     expect(zoneOf(own.body)).toEqual({ timezone: 'Asia/Kathmandu', timezoneSource: 'lead' });
     await addLead({ campaignId: c.id, email: 'de@tz.example', customFields: { country: 'Germany' } });
@@ -361,14 +368,27 @@ describe('GET /v1/leads/{id}/next-send', () => {
     const now = engine.deps.clock.now();
     const today = new Date(now).getUTCDay();
     // Every day but today, all day, in a zone at UTC all year: closed now, open from the next midnight UTC.
-    const schedule = { timezone: 'Africa/Abidjan', useLeadTimezone: false, days: DAYS.filter((_, i) => i !== today), start: '00:00', end: '24:00' };
+    const schedule = {
+      timezone: 'Africa/Abidjan',
+      useLeadTimezone: false,
+      days: DAYS.filter((_, i) => i !== today),
+      start: '00:00',
+      end: '24:00',
+    };
     const box = await mailbox(api, domain, `next${randomUUID().slice(0, 8)}`);
     const c = await campaign(api, { mailboxIds: [box.id], schedule });
     const lead = await addLead({ campaignId: c.id, email: 'next@send.example', customFields: { timezone: 'Asia/Tokyo' } });
 
     const draft = await api.request('GET', `/v1/leads/${lead.id}/next-send`);
     expect(draft.status).toBe(200);
-    expect(draft.body).toMatchObject({ leadId: lead.id, campaignId: c.id, step: 0, earliestAt: null, timezone: 'Africa/Abidjan', timezoneSource: 'campaign' });
+    expect(draft.body).toMatchObject({
+      leadId: lead.id,
+      campaignId: c.id,
+      step: 0,
+      earliestAt: null,
+      timezone: 'Africa/Abidjan',
+      timezoneSource: 'campaign',
+    });
     expect(draft.body.blockedBy.map((b: { rule: string }) => b.rule).sort()).toEqual(['paused', 'window']);
 
     expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
@@ -475,7 +495,9 @@ describe('POST /v1/leads/webhook (no token)', () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error).toMatch(message);
     }
-    const malformed = await anon.request('POST', '/v1/leads/webhook', '{"campaignId": "' + c.id + '", "email": ', { 'content-type': 'application/json' });
+    const malformed = await anon.request('POST', '/v1/leads/webhook', '{"campaignId": "' + c.id + '", "email": ', {
+      'content-type': 'application/json',
+    });
     expect(malformed.status).toBe(400);
     expect(typeof malformed.body.error).toBe('string');
     expect(await leadsCount(c.id)).toBe(0);
@@ -530,13 +552,22 @@ describe('POST /v1/leads/import', () => {
       return rows[0]!;
     };
     // The first row of a duplicate pair wins; the other is not stored.
-    expect(one('alice@imp.example')).toMatchObject({ firstName: 'Alice', company: 'Acme', customFields: { 'Job Title': 'CTO' }, status: 'NEW' });
+    expect(one('alice@imp.example')).toMatchObject({
+      firstName: 'Alice',
+      company: 'Acme',
+      customFields: { 'Job Title': 'CTO' },
+      status: 'NEW',
+    });
     expect(one('bob@imp.example')).toMatchObject({
       firstName: 'Bob',
       company: `'=HYPERLINK("http://evil.test","click")`,
       customFields: { 'Job Title': "'+CEO" },
     });
-    expect(one('carol@imp.example')).toMatchObject({ firstName: 'Carol', company: null, customFields: { 'Job Title': 'Head of\r\nSales' } });
+    expect(one('carol@imp.example')).toMatchObject({
+      firstName: 'Carol',
+      company: null,
+      customFields: { 'Job Title': 'Head of\r\nSales' },
+    });
     expect(one('dan@imp.example')).toMatchObject({ firstName: null, lastName: null, company: 'Dan Co', customFields: {} });
     // The lead that was there already is untouched.
     expect(one('existing@imp.example')).toEqual(existing);
@@ -708,14 +739,15 @@ describe('DELETE /v1/leads/erase', () => {
     expect((await api.request('POST', '/v1/leads', { campaignId: c.id, email: 'never@erase.example' })).status).toBe(409);
   });
 
-  it.each([[{ email: 'not-an-email' }, /^email: /], [{}, /^email is required/], [{ email: 'a@erase.example', extra: 1 }, /unknown field extra/]])(
-    'refuses %j with 422',
-    async (body, message) => {
-      const res = await api.request('DELETE', '/v1/leads/erase', body);
-      expect(res.status).toBe(422);
-      expect(res.body.error).toMatch(message);
-    },
-  );
+  it.each([
+    [{ email: 'not-an-email' }, /^email: /],
+    [{}, /^email is required/],
+    [{ email: 'a@erase.example', extra: 1 }, /unknown field extra/],
+  ])('refuses %j with 422', async (body, message) => {
+    const res = await api.request('DELETE', '/v1/leads/erase', body);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(message);
+  });
 });
 
 // ---------------------------------------------------------------- delete

@@ -26,7 +26,14 @@ describe('POST /v1/mailboxes', () => {
       authPassword: SECRET,
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email: 'alice@boxes.com', domainId: domain.id, provider: 'SMTP_CUSTOM', dailyCap: 25, status: 'ACTIVE', senderName: null });
+    expect(res.body).toMatchObject({
+      email: 'alice@boxes.com',
+      domainId: domain.id,
+      provider: 'SMTP_CUSTOM',
+      dailyCap: 25,
+      status: 'ACTIVE',
+      senderName: null,
+    });
     const everything = JSON.stringify([res.body, (await api.request('GET', '/v1/mailboxes')).body]);
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toMatch(/authPassword|sealed/);

@@ -38,7 +38,10 @@ const GOOGLE_USER = 'gina@gco.com';
 const MS_USER = 'mo@msco.com';
 
 beforeAll(async () => {
-  google = await startOAuthServer({ profile: 'google', users: { [GOOGLE_USER]: { name: 'Gina Google' }, 'someone@else.com': {}, 'nameless@gco.com': { noEmail: true } } });
+  google = await startOAuthServer({
+    profile: 'google',
+    users: { [GOOGLE_USER]: { name: 'Gina Google' }, 'someone@else.com': {}, 'nameless@gco.com': { noEmail: true } },
+  });
   microsoft = await startOAuthServer({ profile: 'microsoft', users: { [MS_USER]: { name: 'Mo Microsoft' } }, rotateRefreshTokens: true });
   // Dovecot asks the Google server about tokens: the Microsoft mailbox's IMAP port answers nobody (its reads fail quietly, by design of this test).
   const verify = (user: string, token: string) => [google, microsoft].some((s) => s.accessTokenUser(token) === user);
@@ -54,11 +57,19 @@ beforeAll(async () => {
     clock: scaledClock(10_000),
     oauth: {
       google: {
-        clientId: google.clientId, clientSecret: google.clientSecret, authUrl: google.authUrl, tokenUrl: google.tokenUrl, userinfoUrl: google.userinfoUrl,
+        clientId: google.clientId,
+        clientSecret: google.clientSecret,
+        authUrl: google.authUrl,
+        tokenUrl: google.tokenUrl,
+        userinfoUrl: google.userinfoUrl,
         servers: { smtp: smtpServer, imap: { host: '127.0.0.1', port: dovecot.imapPort } },
       },
       microsoft: {
-        clientId: microsoft.clientId, clientSecret: microsoft.clientSecret, authUrl: microsoft.authUrl, tokenUrl: microsoft.tokenUrl, userinfoUrl: microsoft.userinfoUrl,
+        clientId: microsoft.clientId,
+        clientSecret: microsoft.clientSecret,
+        authUrl: microsoft.authUrl,
+        tokenUrl: microsoft.tokenUrl,
+        userinfoUrl: microsoft.userinfoUrl,
         servers: { smtp: smtpServer, imap: { host: '127.0.0.1', port: await closedPort() } },
       },
     },
@@ -76,7 +87,12 @@ afterAll(async () => {
 /** Follows a redirect by hand, as a browser would, without sending the engine's bearer token anywhere. */
 async function visit(url: string) {
   const res = await checkedFetch(url, { redirect: 'manual' });
-  return { status: res.status, location: res.headers.get('location') ?? '', text: await res.text(), type: res.headers.get('content-type') ?? '' };
+  return {
+    status: res.status,
+    location: res.headers.get('location') ?? '',
+    text: await res.text(),
+    type: res.headers.get('content-type') ?? '',
+  };
 }
 
 async function oauthMailbox(domainName: string, email: string, provider: 'GOOGLE' | 'MICROSOFT') {
@@ -107,8 +123,13 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     expect(`${url.origin}${url.pathname}`).toBe(google.authUrl);
     const q = Object.fromEntries(url.searchParams);
     expect(q).toMatchObject({
-      response_type: 'code', client_id: google.clientId, redirect_uri: `${engine.deps.config.publicBaseUrl}/v1/oauth/google/callback`,
-      scope: 'https://mail.google.com/ openid email profile', code_challenge_method: 'S256', access_type: 'offline', prompt: 'consent',
+      response_type: 'code',
+      client_id: google.clientId,
+      redirect_uri: `${engine.deps.config.publicBaseUrl}/v1/oauth/google/callback`,
+      scope: 'https://mail.google.com/ openid email profile',
+      code_challenge_method: 'S256',
+      access_type: 'offline',
+      prompt: 'consent',
     });
     expect(q.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.state!.split('.')).toHaveLength(3);
@@ -122,7 +143,13 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     expect((await engine.api.request('GET', `/v1/oauth/microsoft/authorize?mailboxId=${box.id}`)).status).toBe(422);
     expect((await engine.api.request('GET', '/v1/oauth/yahoo/authorize?mailboxId=x')).status).toBe(404);
     const domain = await domainWithAddress(engine.api, 'pwco.com');
-    const withPassword = await engine.api.request('POST', '/v1/mailboxes', { email: 'p@pwco.com', domainId: domain.id, provider: 'GOOGLE', authPassword: 'app-password', smtpHost: 'smtp.mail.test' });
+    const withPassword = await engine.api.request('POST', '/v1/mailboxes', {
+      email: 'p@pwco.com',
+      domainId: domain.id,
+      provider: 'GOOGLE',
+      authPassword: 'app-password',
+      smtpHost: 'smtp.mail.test',
+    });
     expect((await engine.api.request('GET', `/v1/oauth/google/authorize?mailboxId=${withPassword.body.id}`)).status).toBe(422);
   });
 
@@ -148,43 +175,90 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
 
     // A campaign sends from it: SMTP signs in with XOAUTH2 and a token the server accepts.
     const c = await campaign(engine.api, { mailboxIds: [box.id] });
-    const leadRes = await engine.api.request('POST', '/v1/leads', { campaignId: c.id, email: 'lena@client.com', firstName: 'Lena', company: 'Co' });
+    const leadRes = await engine.api.request('POST', '/v1/leads', {
+      campaignId: c.id,
+      email: 'lena@client.com',
+      firstName: 'Lena',
+      company: 'Co',
+    });
     expect((await engine.api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
     const [sent] = await smtp.waitFor(1, 30_000);
     expect(sent!.envelope).toMatchObject({ from: GOOGLE_USER, to: ['lena@client.com'] });
     expect(smtp.logins.at(-1)).toMatchObject({ user: GOOGLE_USER, ok: true, method: 'XOAUTH2' });
 
     // The reply is read over IMAP with XOAUTH2 (Dovecot asks the OAuth server about the token).
-    await dovecot.deliver(GOOGLE_USER, inbound.reply({ mailbox: GOOGLE_USER, from: 'lena@client.com', subject: `Re: ${sent!.subject}`, body: 'Interested, send details.', inReplyTo: sent!.messageId }));
-    await eventually(async () => (await engine.api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies.length === 1, 30_000, 'the reply read over XOAUTH2').catch(async (err) => {
+    await dovecot.deliver(
+      GOOGLE_USER,
+      inbound.reply({
+        mailbox: GOOGLE_USER,
+        from: 'lena@client.com',
+        subject: `Re: ${sent!.subject}`,
+        body: 'Interested, send details.',
+        inReplyTo: sent!.messageId,
+      }),
+    );
+    await eventually(
+      async () => (await engine.api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies.length === 1,
+      30_000,
+      'the reply read over XOAUTH2',
+    ).catch(async (err) => {
       // Say why: the reader's own record of its last try.
-      throw new Error(`${(err as Error).message}; inbox state ${JSON.stringify(await engine.deps.store.get(inboxStateKey(box.id)))}; logs ${JSON.stringify(engine.logs.filter((l) => String(l.msg).includes('inbox')))}`);
+      throw new Error(
+        `${(err as Error).message}; inbox state ${JSON.stringify(await engine.deps.store.get(inboxStateKey(box.id)))}; logs ${JSON.stringify(engine.logs.filter((l) => String(l.msg).includes('inbox')))}`,
+      );
     });
     // Dovecot's own log says how the engine signed in (its log process writes the line in its own time).
     await waitForLog(dovecot, new RegExp(`Login: user=<${GOOGLE_USER}>, method=XOAUTH2`));
-    const lead = (await engine.api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads.find((l: { id: string }) => l.id === leadRes.body.id);
+    const lead = (await engine.api.request('GET', `/v1/leads?campaignId=${c.id}`)).body.leads.find(
+      (l: { id: string }) => l.id === leadRes.body.id,
+    );
     expect(lead.status).toBe('REPLIED');
     // One refresh at most served the send and the reads: the access token is kept while it is good.
     expect(google.tokenRequests.refresh_token ?? 0).toBeLessThanOrEqual(1);
   });
 
-  it('an OAuth mailbox uses its provider\'s servers only: other hosts are refused at create, and a host written into its row never gets its token', async () => {
+  it("an OAuth mailbox uses its provider's servers only: other hosts are refused at create, and a host written into its row never gets its token", async () => {
     const domain = await domainWithAddress(engine.api, 'hostco.com');
-    for (const hosts of [{ imapHost: 'imap.attacker.example' }, { smtpHost: 'smtp.attacker.example' }, { imapHost: '127.0.0.1', imapPort: 1 }]) {
-      const res = await engine.api.request('POST', '/v1/mailboxes', { email: 'hal@hostco.com', domainId: domain.id, provider: 'GOOGLE', ...hosts });
+    for (const hosts of [
+      { imapHost: 'imap.attacker.example' },
+      { smtpHost: 'smtp.attacker.example' },
+      { imapHost: '127.0.0.1', imapPort: 1 },
+    ]) {
+      const res = await engine.api.request('POST', '/v1/mailboxes', {
+        email: 'hal@hostco.com',
+        domainId: domain.id,
+        provider: 'GOOGLE',
+        ...hosts,
+      });
       expect(res.status, JSON.stringify(hosts)).toBe(422);
       expect(res.body.error).toMatch(/uses Google's own servers .* app password/);
     }
-    expect((await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === 'hal@hostco.com')).toBeUndefined();
+    expect(
+      (await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === 'hal@hostco.com'),
+    ).toBeUndefined();
     // With an app password the owner may use any server (their own secret, their own choice).
-    const withPassword = await engine.api.request('POST', '/v1/mailboxes', { email: 'hal@hostco.com', domainId: domain.id, provider: 'GOOGLE', authPassword: 'app-password', smtpHost: 'smtp.mail.test', imapHost: 'imap.mail.test' });
+    const withPassword = await engine.api.request('POST', '/v1/mailboxes', {
+      email: 'hal@hostco.com',
+      domainId: domain.id,
+      provider: 'GOOGLE',
+      authPassword: 'app-password',
+      smtpHost: 'smtp.mail.test',
+      imapHost: 'imap.mail.test',
+    });
     expect(withPassword.status).toBe(201);
 
     // A connected mailbox whose row names other servers (written before this rule, or by hand): its token still goes only to the provider's.
     const box = (await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { email: string }) => m.email === GOOGLE_USER);
-    await engine.deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.attacker.example', imapPort: 993, smtpHost: 'smtp.attacker.example', smtpPort: 587 } });
+    await engine.deps.store.update(mailboxKey(box.id), {
+      set: { imapHost: 'imap.attacker.example', imapPort: 993, smtpHost: 'smtp.attacker.example', smtpPort: 587 },
+    });
     const mailbox = mailboxFromItem((await engine.deps.store.get(mailboxKey(box.id)))!);
-    expect(await imapLogin(engine.deps, mailbox)).toMatchObject({ host: '127.0.0.1', port: dovecot.imapPort, user: GOOGLE_USER, accessToken: expect.any(String) });
+    expect(await imapLogin(engine.deps, mailbox)).toMatchObject({
+      host: '127.0.0.1',
+      port: dovecot.imapPort,
+      user: GOOGLE_USER,
+      accessToken: expect.any(String),
+    });
     expect(await smtpTransport(engine.deps, mailbox)).toMatchObject({ host: '127.0.0.1', port: smtp.port, auth: { type: 'oauth2' } });
   });
 
@@ -196,7 +270,10 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     const back = new URL(atProvider.location);
     const state = back.searchParams.get('state')!;
     const code = back.searchParams.get('code')!;
-    const callback = (params: Record<string, string | undefined>) => visit(`${engine.url}/v1/oauth/microsoft/callback?${new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined))}`);
+    const callback = (params: Record<string, string | undefined>) =>
+      visit(
+        `${engine.url}/v1/oauth/microsoft/callback?${new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined))}`,
+      );
 
     const tampered = state.slice(0, -2) + (state.endsWith('AA') ? 'BB' : 'AA');
     for (const params of [{ code, state: tampered }, { code, state: 'not-a-state' }, { code }, { error: 'access_denied', state }]) {
@@ -240,7 +317,10 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
     // And the good path still works for Microsoft, with the profile's displayName.
     const { back: ok } = await connect(microsoft, 'microsoft', box.id, MS_USER);
     expect(ok.status).toBe(200);
-    expect((await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { id: string }) => m.id === box.id)).toMatchObject({ status: 'ACTIVE', senderName: 'Mo Microsoft' });
+    expect((await engine.api.request('GET', '/v1/mailboxes')).body.find((m: { id: string }) => m.id === box.id)).toMatchObject({
+      status: 'ACTIVE',
+      senderName: 'Mo Microsoft',
+    });
   });
 
   it('a refused refresh marks the mailbox ERROR with a reason and stops its sends', async () => {
@@ -260,10 +340,14 @@ describe('OAuth mailboxes', { timeout: 120_000 }, () => {
       expect(launched.status).toBe(422);
       expect(launched.body.problems.map((p: { code: string }) => p.code)).toEqual(['NO_SENDERS']);
     }
-    const row = await eventually(async () => {
-      const m = (await engine.api.request('GET', '/v1/mailboxes')).body.find((x: { id: string }) => x.id === box.id);
-      return m.status === 'ERROR' ? m : undefined;
-    }, 30_000, 'the mailbox to show ERROR');
+    const row = await eventually(
+      async () => {
+        const m = (await engine.api.request('GET', '/v1/mailboxes')).body.find((x: { id: string }) => x.id === box.id);
+        return m.status === 'ERROR' ? m : undefined;
+      },
+      30_000,
+      'the mailbox to show ERROR',
+    );
     expect(row.lastError).toMatch(/refused to renew .*connect the mailbox again/);
     // In ERROR, it may be connected again; a connected Google mailbox that sends may not (409).
     expect((await visit(`${engine.url}/v1/oauth/microsoft/authorize?mailboxId=${box.id}`)).status).toBe(302);

@@ -36,7 +36,14 @@ beforeAll(async () => {
   dovecot = await startDovecot(Object.fromEntries([...Object.keys(FILED), ...SLOW].map((seed) => [seed, PASS])));
   dropping = await startFaultySmtpServer({ users: { 'd@slow.com': 'd-password' }, dropAfterData: true });
   smtp = await startSmtpServer({
-    users: { 'a@place.com': 'a-password', 'b@place.com': 'b-password', 'c@other.com': 'c-password', 'e@slow.com': 'e-password', 'f@slow.com': 'f-password', 'g@crash.com': 'g-password' },
+    users: {
+      'a@place.com': 'a-password',
+      'b@place.com': 'b-password',
+      'c@other.com': 'c-password',
+      'e@slow.com': 'e-password',
+      'f@slow.com': 'f-password',
+      'g@crash.com': 'g-password',
+    },
     // Filed before the server says 250, so the seed holds it by the time the engine records the send.
     onMessage: async (m: ReceivedMessage) => {
       const seed = m.envelope.to[0]!;
@@ -54,18 +61,31 @@ afterAll(async () => {
   await dovecot?.stop();
 });
 
-const seedBody = (email: string, provider: string) => ({ email, provider, imapHost: '127.0.0.1', imapPort: dovecot.imapPort, password: PASS });
+const seedBody = (email: string, provider: string) => ({
+  email,
+  provider,
+  imapHost: '127.0.0.1',
+  imapPort: dovecot.imapPort,
+  password: PASS,
+});
 /** A header as it came over the wire (mailparser folds the List-* headers into an object). */
 const header = (m: ReceivedMessage, name: string) => {
   const line = m.raw.split(/\r?\n(?=\S)/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+  return line
+    ?.slice(name.length + 1)
+    .replace(/\r?\n\s+/g, ' ')
+    .trim();
 };
 
 async function finishedRun(domainId: string) {
-  return eventually(async () => {
-    const runs = (await engine.api.request('GET', `/v1/domains/${domainId}/placement-runs`)).body;
-    return runs[0]?.status === 'COMPLETE' ? runs[0] : undefined;
-  }, 60_000, 'the placement run to finish');
+  return eventually(
+    async () => {
+      const runs = (await engine.api.request('GET', `/v1/domains/${domainId}/placement-runs`)).body;
+      return runs[0]?.status === 'COMPLETE' ? runs[0] : undefined;
+    },
+    60_000,
+    'the placement run to finish',
+  );
 }
 
 describe('seed inboxes', { timeout: 60_000 }, () => {
@@ -73,7 +93,13 @@ describe('seed inboxes', { timeout: 60_000 }, () => {
     const api = engine.api;
     const added = await api.request('POST', '/v1/seed-inboxes', seedBody('inbox@gseeds.test', 'GOOGLE'));
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ email: 'inbox@gseeds.test', provider: 'GOOGLE', imapHost: '127.0.0.1', spamFolder: 'Junk', username: null });
+    expect(added.body).toMatchObject({
+      email: 'inbox@gseeds.test',
+      provider: 'GOOGLE',
+      imapHost: '127.0.0.1',
+      spamFolder: 'Junk',
+      username: null,
+    });
     expect(JSON.stringify(added.body)).not.toContain(PASS);
     expect(Object.keys(added.body).some((k) => k.startsWith('sealed') || k === 'password')).toBe(false);
 
@@ -132,7 +158,12 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     expect(noSeeds.status).toBe(422);
     expect(noSeeds.body.error).toBe('There are no seed inboxes to sample: add some with POST /v1/seed-inboxes first.');
 
-    for (const [email, provider] of [['inbox@gseeds.test', 'GOOGLE'], ['spam@gseeds.test', 'GOOGLE'], ['lost@mseeds.test', 'MICROSOFT'], ['inbox@mseeds.test', 'MICROSOFT']]) {
+    for (const [email, provider] of [
+      ['inbox@gseeds.test', 'GOOGLE'],
+      ['spam@gseeds.test', 'GOOGLE'],
+      ['lost@mseeds.test', 'MICROSOFT'],
+      ['inbox@mseeds.test', 'MICROSOFT'],
+    ]) {
       expect((await api.request('POST', '/v1/seed-inboxes', seedBody(email!, provider!))).status).toBe(201);
     }
     // A launched campaign of the domain: its first email is what the seeds get.
@@ -153,7 +184,12 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     const run = await finishedRun(domain.id);
     expect(run.id).toBe(started.body.id);
     const states = Object.fromEntries(run.probes.map((p: { seedEmail: string; state: string }) => [p.seedEmail, p.state]));
-    expect(states).toEqual({ 'inbox@gseeds.test': 'INBOX', 'spam@gseeds.test': 'SPAM', 'lost@mseeds.test': 'MISSING', 'inbox@mseeds.test': 'INBOX' });
+    expect(states).toEqual({
+      'inbox@gseeds.test': 'INBOX',
+      'spam@gseeds.test': 'SPAM',
+      'lost@mseeds.test': 'MISSING',
+      'inbox@mseeds.test': 'INBOX',
+    });
 
     const rollup = await api.request('GET', `/v1/domains/${domain.id}/placement-sample`);
     expect(rollup.status).toBe(200);
@@ -205,7 +241,11 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     expect(String(header(sample, 'list-unsubscribe'))).toContain(link);
     // Opening the link changes nothing; the RFC 8058 one-click POST suppresses the seed's address.
     expect((await checkedFetch(link)).status).toBe(200);
-    const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const click = await checkedFetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(click.status).toBe(200);
 
     const seedRow = (await api.request('GET', '/v1/seed-inboxes')).body.find((x: { email: string }) => x.email === 'inbox@mseeds.test');
@@ -215,12 +255,23 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     expect((await api.request('POST', '/v1/leads', { campaignId: draft.id, email: 'inbox@mseeds.test' })).status).toBe(201);
 
     const before = smtp.messages.length;
-    const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`, { subject: 'Placement {check|test}', body: 'Hello {{firstName}}, just checking where this lands.' });
+    const started = await api.request('POST', `/v1/domains/${domain.id}/placement-sample`, {
+      subject: 'Placement {check|test}',
+      body: 'Hello {{firstName}}, just checking where this lands.',
+    });
     expect(started.status).toBe(202);
     const run = await finishedRun(domain.id);
     const skipped = run.probes.find((p: { seedEmail: string }) => p.seedEmail === 'inbox@mseeds.test');
-    expect(skipped).toMatchObject({ state: 'SKIPPED', reason: 'The seed inbox unsubscribed from samples: delete it and add it again to sample it.' });
-    expect(smtp.messages.slice(before).map((m) => m.envelope.to[0]).sort()).toEqual(['inbox@gseeds.test', 'lost@mseeds.test', 'spam@gseeds.test']);
+    expect(skipped).toMatchObject({
+      state: 'SKIPPED',
+      reason: 'The seed inbox unsubscribed from samples: delete it and add it again to sample it.',
+    });
+    expect(
+      smtp.messages
+        .slice(before)
+        .map((m) => m.envelope.to[0])
+        .sort(),
+    ).toEqual(['inbox@gseeds.test', 'lost@mseeds.test', 'spam@gseeds.test']);
     expect(smtp.messages.slice(before).every((m) => m.subject === 'Placement check' || m.subject === 'Placement test')).toBe(true);
 
     const rollup = (await api.request('GET', `/v1/domains/${domain.id}/placement-sample`)).body;
@@ -239,7 +290,9 @@ describe('a placement sample', { timeout: 120_000 }, () => {
     await smtpMailbox(api, bare, 'c', smtp);
     const noAddress = await api.request('POST', `/v1/domains/${bare.id}/placement-sample`);
     expect(noAddress.status).toBe(422);
-    expect(noAddress.body.error).toBe('other.com has no mailing address, and every email carries it in its footer: add one before sampling placement.');
+    expect(noAddress.body.error).toBe(
+      'other.com has no mailing address, and every email carries it in its footer: add one before sampling placement.',
+    );
     expect((await api.request('GET', `/v1/domains/${bare.id}/placement-runs`)).body).toEqual([]);
 
     expect((await api.request('GET', '/v1/domains/nope/placement-sample')).status).toBe(404);
@@ -288,15 +341,27 @@ describe('reading the seeds', { timeout: 120_000 }, () => {
     };
 
     await dispatch(slow.deps);
-    await eventually(async () => (await probe('late@lseeds.test')).state === 'SENT' && (await probe('never@lseeds.test')).state === 'SENT', 30_000, 'two samples sent');
-    const doubt = await eventually(async () => {
-      const p = await probe('doubt@lseeds.test');
-      return p.state === 'FAILED' ? p : undefined;
-    }, 30_000, 'the interrupted sample to be settled');
+    await eventually(
+      async () => (await probe('late@lseeds.test')).state === 'SENT' && (await probe('never@lseeds.test')).state === 'SENT',
+      30_000,
+      'two samples sent',
+    );
+    const doubt = await eventually(
+      async () => {
+        const p = await probe('doubt@lseeds.test');
+        return p.state === 'FAILED' ? p : undefined;
+      },
+      30_000,
+      'the interrupted sample to be settled',
+    );
     expect(doubt).toMatchObject({ unknownOutcome: true });
     expect(doubt.placement).toBeUndefined();
     // The dropped connection's message did reach the seed after all.
-    await dovecot.deliver('doubt@lseeds.test', dropping.messages.find((raw) => /^To: doubt@lseeds\.test/m.test(raw))!, 'INBOX');
+    await dovecot.deliver(
+      'doubt@lseeds.test',
+      dropping.messages.find((raw) => /^To: doubt@lseeds\.test/m.test(raw))!,
+      'INBOX',
+    );
 
     // Four minutes on: too early for a first look.
     slow.wallClock.advance(4 * MINUTE);
@@ -325,7 +390,10 @@ describe('reading the seeds', { timeout: 120_000 }, () => {
 
     slow.wallClock.advance(15 * MINUTE);
     await tick(slow.deps);
-    expect(await probe('never@lseeds.test')).toMatchObject({ placement: 'MISSING', placementReason: 'Not in the inbox or the spam folder.' });
+    expect(await probe('never@lseeds.test')).toMatchObject({
+      placement: 'MISSING',
+      placementReason: 'Not in the inbox or the spam folder.',
+    });
     expect((await api.request('GET', `/v1/domains/${domain.id}/placement-runs`)).body[0]).toMatchObject({ status: 'COMPLETE', sent: 3 });
 
     expect((await api.request('GET', `/v1/domains/${domain.id}/placement-sample`)).body).toEqual({
@@ -358,7 +426,12 @@ describe('reading the seeds', { timeout: 120_000 }, () => {
     const queued = (await getJob(slow.deps, id))!;
     expect(await move(slow.deps, queued, 'QUEUED')).toBe(true);
     const claimedAt = slow.deps.clock.now();
-    expect(await move(slow.deps, { ...queued, state: 'QUEUED' }, 'CLAIMED', { set: { claimId: 'dead', messageId: 'dead-sender@crash.com', claimedAt }, wallNow: slow.wallClock.now() })).toBe(true);
+    expect(
+      await move(slow.deps, { ...queued, state: 'QUEUED' }, 'CLAIMED', {
+        set: { claimId: 'dead', messageId: 'dead-sender@crash.com', claimedAt },
+        wallNow: slow.wallClock.now(),
+      }),
+    ).toBe(true);
     await slow.deps.store.update({ pk: queued.pk, sk: queued.sk }, { set: { smtpStartedAt: slow.wallClock.now() } });
 
     // Eleven minutes on by the wall, the dispatcher finds the dead claim: never resent, the seed will tell.
@@ -369,7 +442,10 @@ describe('reading the seeds', { timeout: 120_000 }, () => {
       slow.wallClock.advance(step * MINUTE);
       await tick(slow.deps);
     }
-    expect(await getJob(slow.deps, id)).toMatchObject({ placement: 'SKIPPED', placementReason: 'The send was interrupted and the sample never arrived.' });
+    expect(await getJob(slow.deps, id)).toMatchObject({
+      placement: 'SKIPPED',
+      placementReason: 'The send was interrupted and the sample never arrived.',
+    });
     // Nothing of this run ever went to that seed.
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.messages.filter((m) => m.envelope.to[0] === 'never@lseeds.test' && m.messageId!.includes('@crash.com'))).toEqual([]);

@@ -19,7 +19,13 @@ let dataDir: string;
 beforeAll(async () => {
   // Two instances of one installation share the table and the master key (on AWS: KMS).
   dataDir = await mkdtemp(join(tmpdir(), 'outbound-rate-'));
-  const shared = { dataDir, dynamoEndpoint: inject('dynamoEndpoint'), dynamoCredentials: inject('dynamoCredentials'), tableName: table, rateLimits: true };
+  const shared = {
+    dataDir,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    dynamoCredentials: inject('dynamoCredentials'),
+    tableName: table,
+    rateLimits: true,
+  };
   a = await startTestEngine({ ...shared, wallClock: new ManualClock(minuteStart) });
   const child = runTs('test/helpers/engine-process.ts', [JSON.stringify({ ...shared, admin: ADMIN, wallTime: minuteStart })]);
   const [, url] = await waitForLine(child, /listening (\S+)/);

@@ -34,9 +34,17 @@ beforeAll(async () => {
   // The stub writes first emails in plain words, and sorts a framed reply as INTERESTED.
   ai.setReply((prompt) => (prompt.startsWith('<reply>') ? 'INTERESTED' : 'Hello from the stub, a short note about your team.'));
   // A mailbox is read about every second of wall time; the follow-up waits 30 days, past the end of the test.
-  engine = await startTestEngine({ realTime: true, timeScale: 10_000, openaiBaseUrl: ai.openaiBaseUrl, anthropicBaseUrl: ai.anthropicBaseUrl });
+  engine = await startTestEngine({
+    realTime: true,
+    timeScale: 10_000,
+    openaiBaseUrl: ai.openaiBaseUrl,
+    anthropicBaseUrl: ai.anthropicBaseUrl,
+  });
   await engine.api.login();
-  const made = await engine.api.request('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['reply.received', 'reply.status_changed', 'lead.unsubscribed'] });
+  const made = await engine.api.request('POST', '/v1/webhooks', {
+    url: `${receiver.url}/hook`,
+    events: ['reply.received', 'reply.status_changed', 'lead.unsubscribed'],
+  });
   expect(made.status).toBe(201);
   hookSecret = made.body.secret;
 });
@@ -58,28 +66,64 @@ async function mailedCampaign(domainName: string, people: string[], extra: Recor
   await dovecot.addUser(email, PASS);
   smtpUsers[email] = PASS;
   const box = await api.request('POST', '/v1/mailboxes', {
-    email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: 'Rita Rep',
-    smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+    email,
+    domainId: domain.id,
+    authPassword: PASS,
+    dailyCap: 1000,
+    senderName: 'Rita Rep',
+    smtpHost: '127.0.0.1',
+    smtpPort: smtp.port,
+    imapHost: '127.0.0.1',
+    imapPort: dovecot.imapPort,
   });
   expect(box.status, JSON.stringify(box.body)).toBe(201);
-  const c = await campaign(api, { mailboxIds: [box.body.id], steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }], ...extra });
+  const c = await campaign(api, {
+    mailboxIds: [box.body.id],
+    steps: [{ waitDays: 30, body: 'Just bumping this, {{firstName}}.' }],
+    ...extra,
+  });
   const ids: Record<string, string> = {};
-  for (const address of people) ids[address] = (await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0], company: 'Co' })).body.id;
+  for (const address of people)
+    ids[address] = (
+      await api.request('POST', '/v1/leads', { campaignId: c.id, email: address, firstName: address.split('@')[0], company: 'Co' })
+    ).body.id;
   const launched = await api.request('POST', `/v1/campaigns/${c.id}/launch`);
   expect(launched.status, JSON.stringify(launched.body)).toBe(200);
   const first: Record<string, ReceivedMessage> = {};
-  for (const address of people) first[address] = await eventually(async () => smtp.messages.find((m) => m.envelope.to[0] === address), 20_000, `the first email to ${address}`);
+  for (const address of people)
+    first[address] = await eventually(
+      async () => smtp.messages.find((m) => m.envelope.to[0] === address),
+      20_000,
+      `the first email to ${address}`,
+    );
   return { box, c, ids, first, email };
 }
 
 /** The lead's answer in its thread, as Gmail writes it: the email it answers quoted below, footer and all. */
 const answerIn = (mailbox: string, to: ReceivedMessage, from: string, body: string, date = new Date()) =>
-  dovecot.deliver(mailbox, inbound.reply({ mailbox, from, subject: `Re: ${to.subject}`, body, date, inReplyTo: to.messageId, references: [to.messageId!], original: to.text }));
+  dovecot.deliver(
+    mailbox,
+    inbound.reply({
+      mailbox,
+      from,
+      subject: `Re: ${to.subject}`,
+      body,
+      date,
+      inReplyTo: to.messageId,
+      references: [to.messageId!],
+      original: to.text,
+    }),
+  );
 
 describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
   it('replies threaded under real first emails get their statuses; a removal request suppresses; a person’s PATCH sends reply.status_changed', async () => {
     const api = engine.api;
-    const { box, c, ids, first, email } = await mailedCampaign('statusco.com', ['ann@client.com', 'bernd@kunde.de', 'cleo@client.com', 'dev@client.com']);
+    const { box, c, ids, first, email } = await mailedCampaign('statusco.com', [
+      'ann@client.com',
+      'bernd@kunde.de',
+      'cleo@client.com',
+      'dev@client.com',
+    ]);
     expect(first['ann@client.com']!.text).toMatch(/unsubscribe/i);
     const written = new Date();
     const answer = (from: string, body: string) => answerIn(email, first[from]!, from, body, written);
@@ -89,15 +133,25 @@ describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
     await answer('cleo@client.com', 'Not a good time, we are in the middle of a migration. Please reach out again in two weeks.');
     await answer('dev@client.com', 'I am not the right person for this. Please talk to my colleague Jana Novak at jana.novak@client.com.');
 
-    const replies = await eventually(async () => {
-      const listed = (await api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies as Record<string, any>[];
-      return listed.length === 4 ? listed : undefined;
-    }, 30_000, 'four replies listed');
+    const replies = await eventually(
+      async () => {
+        const listed = (await api.request('GET', `/v1/replies?campaignId=${c.id}`)).body.replies as Record<string, any>[];
+        return listed.length === 4 ? listed : undefined;
+      },
+      30_000,
+      'four replies listed',
+    );
     const of = (from: string) => replies.find((r) => r.fromEmail === from)!;
     expect(of('ann@client.com')).toMatchObject({ status: 'INTERESTED', statusSource: 'rules', read: false, referral: null });
     expect(of('bernd@kunde.de')).toMatchObject({ status: 'UNSUBSCRIBE', statusSource: 'rules' });
-    expect(of('cleo@client.com')).toMatchObject({ status: 'NOT_NOW', followUpOn: day(Date.UTC(written.getUTCFullYear(), written.getUTCMonth(), written.getUTCDate() + 14)) });
-    expect(of('dev@client.com')).toMatchObject({ status: 'WRONG_PERSON', referral: { email: 'jana.novak@client.com', name: 'Jana Novak' } });
+    expect(of('cleo@client.com')).toMatchObject({
+      status: 'NOT_NOW',
+      followUpOn: day(Date.UTC(written.getUTCFullYear(), written.getUTCMonth(), written.getUTCDate() + 14)),
+    });
+    expect(of('dev@client.com')).toMatchObject({
+      status: 'WRONG_PERSON',
+      referral: { email: 'jana.novak@client.com', name: 'Jana Novak' },
+    });
 
     // The removal request suppressed the address in every campaign; the interested lead quoting the footer was never suppressed.
     expect(await suppression.isSuppressed(engine.deps, 'bernd@kunde.de')).toBe(true);
@@ -122,19 +176,35 @@ describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
     expect((await api.request('PATCH', `/v1/replies/${of('ann@client.com').id}`, { status: 'SOMEDAY' })).status).toBe(422);
     expect((await api.request('PATCH', '/v1/replies/unknown', { read: true })).status).toBe(404);
 
-    const events = await eventually(async () => {
-      const got = receiver.received.map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event);
-      const unique = [...new Map(got.map((e) => [e.id, e])).values()];
-      return unique.filter((e) => e.type === 'reply.received').length === 4 && unique.some((e) => e.type === 'reply.status_changed') && unique.some((e) => e.type === 'lead.unsubscribed') ? unique : undefined;
-    }, 30_000, 'reply.received ×4, lead.unsubscribed and reply.status_changed at the receiver');
+    const events = await eventually(
+      async () => {
+        const got = receiver.received.map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event);
+        const unique = [...new Map(got.map((e) => [e.id, e])).values()];
+        return unique.filter((e) => e.type === 'reply.received').length === 4 &&
+          unique.some((e) => e.type === 'reply.status_changed') &&
+          unique.some((e) => e.type === 'lead.unsubscribed')
+          ? unique
+          : undefined;
+      },
+      30_000,
+      'reply.received ×4, lead.unsubscribed and reply.status_changed at the receiver',
+    );
     for (const e of events.filter((x) => x.type === 'reply.received')) {
       const row = replies.find((r) => r.id === e.data.replyId)!;
       expect(e.data.status).toBe(row.status);
     }
     expect(events.find((e) => e.type === 'reply.status_changed')!.data).toEqual({
-      replyId: of('ann@client.com').id, leadId: ids['ann@client.com'], campaignId: c.id, status: 'MEETING_BOOKED', previousStatus: 'INTERESTED', source: 'person',
+      replyId: of('ann@client.com').id,
+      leadId: ids['ann@client.com'],
+      campaignId: c.id,
+      status: 'MEETING_BOOKED',
+      previousStatus: 'INTERESTED',
+      source: 'person',
     });
-    expect(events.find((e) => e.type === 'lead.unsubscribed')!.data).toMatchObject({ leadId: ids['bernd@kunde.de'], email: 'bernd@kunde.de' });
+    expect(events.find((e) => e.type === 'lead.unsubscribed')!.data).toMatchObject({
+      leadId: ids['bernd@kunde.de'],
+      email: 'bernd@kunde.de',
+    });
   });
 
   it('the customer’s AI reads what the rules could not, once, and says so with reply.status_changed (source ai); without a provider nothing is sent to it', async () => {
@@ -145,20 +215,34 @@ describe('reply statuses over IMAP', { timeout: 120_000 }, () => {
     const asked = () => ai.requests.filter((r) => JSON.stringify(r.body).includes('<reply>'));
     await answerIn(withAi.email, withAi.first['hana@client.com']!, 'hana@client.com', 'Hmm.');
     await answerIn(without.email, without.first['ivo@client.com']!, 'ivo@client.com', 'Hmm.');
-    const hana = await eventually(async () => {
-      const [r] = (await api.request('GET', `/v1/replies?campaignId=${withAi.c.id}`)).body.replies;
-      return r?.statusSource === 'ai' ? r : undefined;
-    }, 30_000, 'the AI’s status on Hana’s reply');
+    const hana = await eventually(
+      async () => {
+        const [r] = (await api.request('GET', `/v1/replies?campaignId=${withAi.c.id}`)).body.replies;
+        return r?.statusSource === 'ai' ? r : undefined;
+      },
+      30_000,
+      'the AI’s status on Hana’s reply',
+    );
     expect(hana).toMatchObject({ status: 'INTERESTED', statusSource: 'ai' });
-    const ivo = await eventually(async () => (await api.request('GET', `/v1/replies?campaignId=${without.c.id}`)).body.replies[0], 30_000, 'Ivo’s reply');
+    const ivo = await eventually(
+      async () => (await api.request('GET', `/v1/replies?campaignId=${without.c.id}`)).body.replies[0],
+      30_000,
+      'Ivo’s reply',
+    );
     expect(ivo).toMatchObject({ status: 'NEEDS_REVIEW', statusSource: 'rules' });
     expect(asked()).toHaveLength(1);
     expect(JSON.stringify(asked()[0]!.body)).toContain('Hmm.');
     expect(JSON.stringify(asked()[0]!.body)).not.toContain('ivo@client.com');
-    const changed = await eventually(async () => {
-      const got = receiver.received.map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event).filter((e) => e.type === 'reply.status_changed' && e.data.replyId === hana.id);
-      return got[0];
-    }, 30_000, 'reply.status_changed for the AI’s status');
+    const changed = await eventually(
+      async () => {
+        const got = receiver.received
+          .map((r) => new Verifier(hookSecret).verify(r.body, r.headers) as Event)
+          .filter((e) => e.type === 'reply.status_changed' && e.data.replyId === hana.id);
+        return got[0];
+      },
+      30_000,
+      'reply.status_changed for the AI’s status',
+    );
     expect(changed.data).toMatchObject({ status: 'INTERESTED', previousStatus: 'NEEDS_REVIEW', source: 'ai' });
   });
 });

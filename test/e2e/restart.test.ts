@@ -84,7 +84,9 @@ describe('a persistent DATA_DIR', { timeout: 120_000 }, () => {
     const res = await addUser({ email: 'short@outbound.test', password: 'short' });
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/password: must be at least 10 characters/);
-    expect((await new Api(engine!.url).request('POST', '/v1/auth/login', { email: 'short@outbound.test', password: 'short' })).status).toBe(401);
+    expect((await new Api(engine!.url).request('POST', '/v1/auth/login', { email: 'short@outbound.test', password: 'short' })).status).toBe(
+      401,
+    );
   });
 
   it('finishes requests in flight when it stops, and takes no new ones', async () => {

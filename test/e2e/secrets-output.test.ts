@@ -40,16 +40,41 @@ describe('no secret in any output', { timeout: 120_000 }, () => {
   it('no answer and no log line holds a password, a key, a secret or an erased address', async () => {
     const api = new RecordingApi(engine.url);
     await api.login();
-    const domain = (await api.request('POST', '/v1/domains', { domainName: 'quiet.example', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' })).body;
+    const domain = (
+      await api.request('POST', '/v1/domains', { domainName: 'quiet.example', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' })
+    ).body;
     const box = await smtpMailbox(api, domain, 'rep', smtp, { authPassword: PASSWORD });
     // A wrong password too, so a failed sign-in's answer and log line are searched as well.
-    await api.request('POST', '/v1/mailboxes', { email: 'other@quiet.example', domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: smtp.port, authPassword: `${PASSWORD}-wrong` });
+    await api.request('POST', '/v1/mailboxes', {
+      email: 'other@quiet.example',
+      domainId: domain.id,
+      smtpHost: '127.0.0.1',
+      smtpPort: smtp.port,
+      authPassword: `${PASSWORD}-wrong`,
+    });
     expect((await api.request('PUT', '/v1/ai-keys/openai', { apiKey: AI_KEY })).status).toBe(204);
-    const c = (await api.request('POST', '/v1/campaigns', { name: 'Quiet', aiPromptTemplate: 'x', subject: 'Hello {{firstName}}', template: 'Hi {{firstName}}, a note.', mailboxIds: [box.id] })).body;
+    const c = (
+      await api.request('POST', '/v1/campaigns', {
+        name: 'Quiet',
+        aiPromptTemplate: 'x',
+        subject: 'Hello {{firstName}}',
+        template: 'Hi {{firstName}}, a note.',
+        mailboxIds: [box.id],
+      })
+    ).body;
     const made = await api.request('POST', `/v1/campaigns/${c.id}/webhook-secret`);
     const webhookSecret = made.body.webhookSecret as string;
     answers.pop(); // the one answer that shows the secret, by design
-    expect((await api.request('POST', '/v1/leads/webhook', { campaignId: c.id, email: ERASED, firstName: 'Erin' }, { 'x-outbound-webhook-token': webhookSecret })).status).toBe(200);
+    expect(
+      (
+        await api.request(
+          'POST',
+          '/v1/leads/webhook',
+          { campaignId: c.id, email: ERASED, firstName: 'Erin' },
+          { 'x-outbound-webhook-token': webhookSecret },
+        )
+      ).status,
+    ).toBe(200);
     expect((await api.request('POST', '/v1/leads', { campaignId: c.id, email: 'keep@people.example', firstName: 'Kim' })).status).toBe(201);
     expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
     await eventually(async () => smtp.messages.length >= 2, 60_000, 'both first emails');

@@ -50,10 +50,17 @@ async function setup(local: string, leads: string[], extra: Record<string, unkno
   domain ??= (await api.request('POST', '/v1/domains', { domainName: 'ctl.com', mailingAddress: ADDRESS })).body;
   const box = await smtpMailbox(api, domain!, local, smtp, extra);
   const campaign = (
-    await api.request('POST', '/v1/campaigns', { name: local, aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note from us.', mailboxIds: [box.id] })
+    await api.request('POST', '/v1/campaigns', {
+      name: local,
+      aiPromptTemplate: 'x',
+      subject: 'Hi {{firstName}}',
+      template: 'Hello {{firstName}}, a short note from us.',
+      mailboxIds: [box.id],
+    })
   ).body;
   const ids: string[] = [];
-  for (const email of leads) ids.push((await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName: email.split('@')[0] })).body.id);
+  for (const email of leads)
+    ids.push((await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName: email.split('@')[0] })).body.id);
   return { box, campaign, ids };
 }
 
@@ -76,11 +83,15 @@ describe('cadence and daily cap', () => {
     expect(claims).toHaveLength(3);
     for (let i = 1; i < claims.length; i++) expect(claims[i]! - claims[i - 1]!).toBeGreaterThanOrEqual(480_000);
     const dayAfter = Math.floor(engine.deps.clock.now() / 86_400_000) * 86_400_000 + 86_400_000;
-    const held = await eventually(async () => {
-      const jobs = await Promise.all(ids.map((id) => getJob(engine.deps, jobId(id, 0))));
-      const waiting = jobs.filter((j) => j && j.state !== 'SENT');
-      return waiting.length === 2 && waiting.every((j) => Number(j!.dueAt) >= dayAfter) ? waiting : undefined;
-    }, 10_000, 'the two over the cap to wait for the next day');
+    const held = await eventually(
+      async () => {
+        const jobs = await Promise.all(ids.map((id) => getJob(engine.deps, jobId(id, 0))));
+        const waiting = jobs.filter((j) => j && j.state !== 'SENT');
+        return waiting.length === 2 && waiting.every((j) => Number(j!.dueAt) >= dayAfter) ? waiting : undefined;
+      },
+      10_000,
+      'the two over the cap to wait for the next day',
+    );
     expect(held).toHaveLength(2);
     const status = (await engine.api.request('GET', '/v1/queue/status')).body;
     expect(status.counts.delayed).toBeGreaterThanOrEqual(2);
@@ -104,9 +115,13 @@ describe('suppression while queued', () => {
     } finally {
       await engine.api.request('POST', '/v1/queue/pause', { paused: false });
     }
-    await eventually(async () => (await getJob(engine.deps, jobId(stoppedId, 0)))?.state === 'CANCELLED', 20_000, 'the planned job to be cancelled');
+    await eventually(
+      async () => (await getJob(engine.deps, jobId(stoppedId, 0)))?.state === 'CANCELLED',
+      20_000,
+      'the planned job to be cancelled',
+    );
     expect(await getJob(engine.deps, jobId(stoppedId, 0))).toMatchObject({ reason: expect.stringMatching(/suppressed/) });
-    await eventually(async () => mailTo([leads[0]!]).length >= 1, 20_000, 'the other lead\'s email');
+    await eventually(async () => mailTo([leads[0]!]).length >= 1, 20_000, "the other lead's email");
     expect((await getJob(engine.deps, jobId(keptId, 0)))?.state).toBe('SENT');
     expect(mailTo([leads[1]!])).toHaveLength(0);
   });
@@ -179,27 +194,49 @@ describe('bounce circuit breaker', { timeout: 120_000 }, () => {
     const domain = (await api.request('POST', '/v1/domains', { domainName: 'brk.com', mailingAddress: ADDRESS })).body;
     const box = (
       await api.request('POST', '/v1/mailboxes', {
-        email: 'brk@brk.com', domainId: domain.id, smtpHost: '127.0.0.1', smtpPort: faulty.port, authPassword: 'brk-password', senderName: 'B', dailyCap: 1000,
+        email: 'brk@brk.com',
+        domainId: domain.id,
+        smtpHost: '127.0.0.1',
+        smtpPort: faulty.port,
+        authPassword: 'brk-password',
+        senderName: 'B',
+        dailyCap: 1000,
       })
     ).body;
-    const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Breaker', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id] })).body;
+    const campaign = (
+      await api.request('POST', '/v1/campaigns', {
+        name: 'Breaker',
+        aiPromptTemplate: 'x',
+        subject: 'Hi',
+        template: 'Hello {{firstName}}, a short note.',
+        mailboxIds: [box.id],
+      })
+    ).body;
     const good = Array.from({ length: 30 }, (_, i) => `ok${i}@x.test`);
     const leads = ['gone1@x.test', 'gone2@x.test', 'busy@x.test', ...good];
     const ids: Record<string, string> = {};
-    for (const email of leads) ids[email] = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName: 'F' })).body.id;
+    for (const email of leads)
+      ids[email] = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName: 'F' })).body.id;
     await api.request('POST', `/v1/campaigns/${campaign.id}/launch`);
 
-    await eventually(async () => (await api.request('GET', `/v1/campaigns/${campaign.id}`)).body.pausedForBounceRate === true, 60_000, 'the breaker to trip');
+    await eventually(
+      async () => (await api.request('GET', `/v1/campaigns/${campaign.id}`)).body.pausedForBounceRate === true,
+      60_000,
+      'the breaker to trip',
+    );
     const check = (await api.request('GET', `/v1/campaigns/${campaign.id}/launch-check`)).body;
     expect(check.problems.map((p: { code: string }) => p.code)).toContain('BOUNCE_PAUSED');
 
     const delivered = () => new Set(faulty.messages.map((raw) => /^To: (.*)$/m.exec(raw)?.[1]?.trim()));
     // The trip is written before the campaign shows it, and a claim is refused once the pair is tripped: what still
     // sends is what was claimed by then. Wait for those sends to end (a fixed 500 ms was too short for a loaded machine).
-    await waitFor(async () => {
-      const jobs = await queryAll(fast.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
-      return !jobs.some((j) => j.state === 'CLAIMED');
-    }, { timeoutMs: 30_000, describe: 'the sends claimed before the trip to end' });
+    await waitFor(
+      async () => {
+        const jobs = await queryAll(fast.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
+        return !jobs.some((j) => j.state === 'CLAIMED');
+      },
+      { timeoutMs: 30_000, describe: 'the sends claimed before the trip to end' },
+    );
     const atTrip = delivered().size;
     // Tripped at the 20th send at the latest (2 bounces in 20 is 10 %), give or take sends already under way.
     expect(atTrip).toBeLessThan(good.length);
@@ -207,7 +244,9 @@ describe('bounce circuit breaker', { timeout: 120_000 }, () => {
     expect(delivered().size).toBe(atTrip);
 
     for (const gone of ['gone1@x.test', 'gone2@x.test']) {
-      const lead = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}&limit=1000`)).body.leads.find((l: { email: string }) => l.email === gone);
+      const lead = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}&limit=1000`)).body.leads.find(
+        (l: { email: string }) => l.email === gone,
+      );
       expect(lead.status).toBe('BOUNCED');
       // Suppressed install-wide: another campaign cannot take the address.
       const other = (await api.request('POST', '/v1/campaigns', { name: 'Other', aiPromptTemplate: 'x' })).body;
@@ -220,15 +259,20 @@ describe('bounce circuit breaker', { timeout: 120_000 }, () => {
     expect(faulty.messages.filter((raw) => /^To: ok0@x\.test/m.test(raw))).toHaveLength(1);
 
     // A 4xx is retried with back-off, then fails; it is not a bounce.
-    const busy = await eventually(async () => {
-      const job = await getJob(fast.deps, jobId(ids['busy@x.test']!, 0));
-      return job && job.state === 'FAILED' ? job : undefined;
-    }, 30_000, 'the 451 to be retried');
+    const busy = await eventually(
+      async () => {
+        const job = await getJob(fast.deps, jobId(ids['busy@x.test']!, 0));
+        return job && job.state === 'FAILED' ? job : undefined;
+      },
+      30_000,
+      'the 451 to be retried',
+    );
     expect(busy.lastError).toMatch(/temporary 451/);
     // Tried once and retried four times (5, 30, 120 and 360 engine minutes later), then given up.
     expect(Number(busy.attempts)).toBe(5);
-    const busyLead = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}&limit=1000`)).body.leads.find((l: { email: string }) => l.email === 'busy@x.test');
+    const busyLead = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}&limit=1000`)).body.leads.find(
+      (l: { email: string }) => l.email === 'busy@x.test',
+    );
     expect(busyLead.status).not.toBe('BOUNCED');
-
   });
 });

@@ -30,13 +30,18 @@ afterAll(async () => {
 
 const header = (m: ReceivedMessage, name: string) => {
   const line = m.raw.split(/\r?\n(?=\S)/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+  return line
+    ?.slice(name.length + 1)
+    .replace(/\r?\n\s+/g, ' ')
+    .trim();
 };
 
 describe('a campaign with a schedule', { timeout: 90_000 }, () => {
-  it('sends every email, first and follow-up, inside its lead\'s local window on a weekday, dated by the engine clock, exactly once', async () => {
+  it("sends every email, first and follow-up, inside its lead's local window on a weekday, dated by the engine clock, exactly once", async () => {
     const api = engine.api;
-    const domain = (await api.request('POST', '/v1/domains', { domainName: 'hours.com', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' })).body;
+    const domain = (
+      await api.request('POST', '/v1/domains', { domainName: 'hours.com', mailingAddress: '1 Main St\nSpringfield, IL 62701\nUSA' })
+    ).body;
     const box = await smtpMailbox(api, domain, 'hours', smtp);
     const campaign = (
       await api.request('POST', '/v1/campaigns', {
@@ -61,7 +66,13 @@ describe('a campaign with a schedule', { timeout: 90_000 }, () => {
       ['syd2@zones.test', { country: 'Australia', state: 'New South Wales' }, 'Australia/Sydney'],
     ];
     for (const [email, customFields] of leads) {
-      const res = await api.request('POST', '/v1/leads', { campaignId: campaign.id, email, firstName: 'Pat', company: 'Acme', customFields });
+      const res = await api.request('POST', '/v1/leads', {
+        campaignId: campaign.id,
+        email,
+        firstName: 'Pat',
+        company: 'Acme',
+        customFields,
+      });
       expect(res.status).toBe(201);
     }
     const rows = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}`)).body.leads as { email: string; timezone: string }[];
@@ -72,7 +83,11 @@ describe('a campaign with a schedule', { timeout: 90_000 }, () => {
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
 
     const mine = () => smtp.messages.filter((m) => zoneOf.has(m.envelope.to[0]!));
-    const all = await eventually(async () => (mine().length >= leads.length * 2 ? mine() : undefined), 60_000, 'two emails to each of the eight leads');
+    const all = await eventually(
+      async () => (mine().length >= leads.length * 2 ? mine() : undefined),
+      60_000,
+      'two emails to each of the eight leads',
+    );
     // Nothing more comes: the sequence has ended for each.
     await new Promise((r) => setTimeout(r, 500));
     expect(mine()).toHaveLength(leads.length * 2);
@@ -83,7 +98,9 @@ describe('a campaign with a schedule', { timeout: 90_000 }, () => {
       const date = Date.parse(header(m, 'Date')!);
       expect(Number.isNaN(date)).toBe(false);
       // Inside the lead's own window, on a weekday there, by the engine clock (far ahead of the wall clock at this scale).
-      expect({ to, zone: zoneOf.get(to), date: new Date(date).toISOString(), open: isOpen(WINDOW, zoneOf.get(to)!, date) }).toMatchObject({ open: true });
+      expect({ to, zone: zoneOf.get(to), date: new Date(date).toISOString(), open: isOpen(WINDOW, zoneOf.get(to)!, date) }).toMatchObject({
+        open: true,
+      });
       expect(date).toBeGreaterThanOrEqual(Math.floor(launchedAt / 1000) * 1000);
       byLead.set(to, [...(byLead.get(to) ?? []), date]);
     }

@@ -31,7 +31,12 @@ beforeAll(async () => {
     },
   });
   ai = await startAiStub();
-  engine = await startTestEngine({ realTime: true, timeScale: SCALE, openaiBaseUrl: ai.openaiBaseUrl, anthropicBaseUrl: ai.anthropicBaseUrl });
+  engine = await startTestEngine({
+    realTime: true,
+    timeScale: SCALE,
+    openaiBaseUrl: ai.openaiBaseUrl,
+    anthropicBaseUrl: ai.anthropicBaseUrl,
+  });
   await engine.api.login();
 });
 afterAll(async () => {
@@ -44,14 +49,21 @@ const to = (m: ReceivedMessage) => m.envelope.to[0]!;
 
 /** The messages to these addresses, once `count` of them have arrived (other tests' mail is ignored). */
 async function mailTo(addresses: string[], count: number): Promise<ReceivedMessage[]> {
-  return eventually(async () => {
-    const mine = smtp.messages.filter((m) => addresses.includes(to(m)));
-    return mine.length >= count ? mine : undefined;
-  }, 60_000, `${count} emails to ${addresses.join(', ')}`);
+  return eventually(
+    async () => {
+      const mine = smtp.messages.filter((m) => addresses.includes(to(m)));
+      return mine.length >= count ? mine : undefined;
+    },
+    60_000,
+    `${count} emails to ${addresses.join(', ')}`,
+  );
 }
 const header = (m: ReceivedMessage, name: string) => {
   const line = m.raw.split(/\r?\n(?=\S)/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+  return line
+    ?.slice(name.length + 1)
+    .replace(/\r?\n\s+/g, ' ')
+    .trim();
 };
 
 async function addLeads(campaignId: string, leads: Record<string, unknown>[]) {
@@ -103,7 +115,9 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
       for (const m of mails) {
         expect(m.envelope.from).toBe('sales@flow.com');
         expect(header(m, 'From')).toBe('Sam Sender <sales@flow.com>');
-        expect(header(m, 'List-Unsubscribe')).toMatch(new RegExp(`^<${engine.deps.config.publicBaseUrl}/unsubscribe/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+>$`));
+        expect(header(m, 'List-Unsubscribe')).toMatch(
+          new RegExp(`^<${engine.deps.config.publicBaseUrl}/unsubscribe/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+>$`),
+        );
         expect(header(m, 'List-Unsubscribe')).not.toContain(encodeURIComponent(address));
         expect(header(m, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
         expect(m.messageId).toMatch(/@flow\.com>$/);
@@ -133,10 +147,14 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
     expect((ada[2]!.receivedAt - ada[1]!.receivedAt) * SCALE).toBeGreaterThanOrEqual(2 * 86_400_000);
 
     // The status move follows the record of the last send; give it a moment.
-    await eventually(async () => {
-      const leads = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}`)).body.leads;
-      return leads.every((l: { status: string }) => l.status === 'COMPLETED');
-    }, 10_000, 'every lead COMPLETED');
+    await eventually(
+      async () => {
+        const leads = (await api.request('GET', `/v1/leads?campaignId=${campaign.id}`)).body.leads;
+        return leads.every((l: { status: string }) => l.status === 'COMPLETED');
+      },
+      10_000,
+      'every lead COMPLETED',
+    );
     const row = (await api.request('GET', '/v1/campaigns')).body.find((c: { id: string }) => c.id === campaign.id);
     expect(row).toMatchObject({ sentCount: 9, progress: { completed: 3, percentDone: 100 } });
     expect(row.lastActivityAt).not.toBeNull();
@@ -146,7 +164,11 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
 
     // Forced redelivery: every job's message arrives again, and nothing is sent twice.
     await engine.deps.queue.enqueue(leadIds.flatMap((id) => [0, 1, 2].map((step) => ({ jobId: jobId(id, step), delayMs: 0 }))));
-    await eventually(async () => (await api.request('GET', '/v1/queue/status')).body.counts.waiting === 0, 10_000, 'redelivered messages to drain');
+    await eventually(
+      async () => (await api.request('GET', '/v1/queue/status')).body.counts.waiting === 0,
+      10_000,
+      'redelivered messages to drain',
+    );
     await new Promise((r) => setTimeout(r, 1500));
     expect(smtp.messages.filter((m) => recipients.includes(to(m)))).toHaveLength(9);
   });
@@ -159,7 +181,15 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
       await api.login();
       const domain = (await api.request('POST', '/v1/domains', { domainName: 'race.flow.com', mailingAddress: ADDRESS })).body;
       const box = await smtpMailbox(api, domain, 'race', smtp);
-      const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Race', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id] })).body;
+      const campaign = (
+        await api.request('POST', '/v1/campaigns', {
+          name: 'Race',
+          aiPromptTemplate: 'x',
+          subject: 'Hi',
+          template: 'Hello {{firstName}}, a short note.',
+          mailboxIds: [box.id],
+        })
+      ).body;
       const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'race@acme.test', firstName: 'Rae' })).body;
       await api.request('POST', `/v1/campaigns/${campaign.id}/launch`);
       const id = jobId(lead.id, 0);
@@ -168,7 +198,10 @@ describe('a launched campaign', { timeout: 90_000 }, () => {
       expect(job.state).toBe('SCHEDULED');
       await quiet.deps.store.update({ pk: job.pk, sk: job.sk }, { set: { state: 'QUEUED' } });
       const outcomes = await Promise.all([sendJob(quiet.deps, id), sendJob(quiet.deps, id), sendJob(quiet.deps, id)]);
-      expect(outcomes.filter((o) => o === 'sent'), JSON.stringify({ outcomes, job: await getJob(quiet.deps, id), logs: quiet.logs.filter((l) => l.level !== 'info') })).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === 'sent'),
+        JSON.stringify({ outcomes, job: await getJob(quiet.deps, id), logs: quiet.logs.filter((l) => l.level !== 'info') }),
+      ).toHaveLength(1);
       expect(outcomes.filter((o) => o !== 'sent').every((o) => o === 'ignored' || o === 'rescheduled')).toBe(true);
       await mailTo(['race@acme.test'], 1);
       await new Promise((r) => setTimeout(r, 500));
@@ -188,7 +221,15 @@ describe('recovery of a lost message', () => {
       await api.login();
       const domain = (await api.request('POST', '/v1/domains', { domainName: 'dlq.flow.com', mailingAddress: ADDRESS })).body;
       const box = await smtpMailbox(api, domain, 'dlq', smtp);
-      const campaign = (await api.request('POST', '/v1/campaigns', { name: 'DLQ', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id] })).body;
+      const campaign = (
+        await api.request('POST', '/v1/campaigns', {
+          name: 'DLQ',
+          aiPromptTemplate: 'x',
+          subject: 'Hi',
+          template: 'Hello {{firstName}}, a short note.',
+          mailboxIds: [box.id],
+        })
+      ).body;
       const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'dlq@acme.test', firstName: 'D' })).body;
       await api.request('POST', `/v1/campaigns/${campaign.id}/launch`);
       const id = jobId(lead.id, 0);
@@ -219,7 +260,11 @@ describe('sequence stops', () => {
     const box = await smtpMailbox(api, domain, 'stop', smtp);
     const campaign = (
       await api.request('POST', '/v1/campaigns', {
-        name: 'Stops', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id],
+        name: 'Stops',
+        aiPromptTemplate: 'x',
+        subject: 'Hi {{firstName}}',
+        template: 'Hello {{firstName}}, a short note.',
+        mailboxIds: [box.id],
         // Four engine days: about seven seconds here, time to act between the emails.
         steps: [{ waitDays: 4, body: 'Following up, {{firstName}}.' }],
       })
@@ -246,7 +291,11 @@ describe('sequence stops', () => {
       // The recipient presses one-click unsubscribe in their mail client (RFC 8058), from the email's own header.
       const unsubMail = firsts.find((m) => to(m) === 'unsub@acme.test')!;
       const link = /<([^>]+)>/.exec(header(unsubMail, 'List-Unsubscribe')!)![1]!;
-      const click = await checkedFetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      const click = await checkedFetch(link, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
       expect(click.status).toBe(200);
       // Erasure of the third.
       expect((await api.request('DELETE', '/v1/leads/erase', { email: 'erase@acme.test' })).body).toEqual({ erased: 1 });
@@ -256,7 +305,11 @@ describe('sequence stops', () => {
 
     await mailTo(['control@acme.test'], 2);
     for (const id of [replied, unsubscribed, erased]) {
-      await eventually(async () => (await getJob(engine.deps, jobId(id!, 1)))?.state === 'CANCELLED', 20_000, 'the follow-up to be cancelled');
+      await eventually(
+        async () => (await getJob(engine.deps, jobId(id!, 1)))?.state === 'CANCELLED',
+        20_000,
+        'the follow-up to be cancelled',
+      );
     }
     expect(smtp.messages.filter((m) => ['replies@acme.test', 'unsub@acme.test', 'erase@acme.test'].includes(to(m)))).toHaveLength(3);
     void control;
@@ -313,15 +366,27 @@ describe('guardrails on the send path', () => {
     const api = engine.api;
     const domain = (await api.request('POST', '/v1/domains', { domainName: 'guard.flow.com', mailingAddress: ADDRESS })).body;
     const box = await smtpMailbox(api, domain, 'guard', smtp);
-    const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Guard', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}, a short note.', mailboxIds: [box.id] })).body;
+    const campaign = (
+      await api.request('POST', '/v1/campaigns', {
+        name: 'Guard',
+        aiPromptTemplate: 'x',
+        subject: 'Hi',
+        template: 'Hello {{firstName}}, a short note.',
+        mailboxIds: [box.id],
+      })
+    ).body;
     expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
     // Cleared with confirm while the campaign runs: the footer has no address, so nothing may go.
     expect((await api.request('PATCH', `/v1/domains/${domain.id}`, { mailingAddress: null, confirm: true })).status).toBe(200);
     const [leadId] = await addLeads(campaign.id, [{ email: 'nofooter@acme.test', firstName: 'No' }]);
-    const refused = await eventually(async () => {
-      const job = await getJob(engine.deps, jobId(leadId!, 0));
-      return typeof job?.lastError === 'string' && job.lastError.includes('mailing address') ? job : undefined;
-    }, 20_000, 'the send to be refused');
+    const refused = await eventually(
+      async () => {
+        const job = await getJob(engine.deps, jobId(leadId!, 0));
+        return typeof job?.lastError === 'string' && job.lastError.includes('mailing address') ? job : undefined;
+      },
+      20_000,
+      'the send to be refused',
+    );
     // Refused, the send waits for the address and is tried again (at this TIME_SCALE the retry may already be queued): it never ends.
     expect(['SCHEDULED', 'QUEUED', 'CLAIMED']).toContain(refused.state);
     expect(smtp.messages.map(to)).not.toContain('nofooter@acme.test');
@@ -339,8 +404,17 @@ describe('guardrails on the send path', () => {
       await api.login();
       const domain = (await api.request('POST', '/v1/domains', { domainName: 'sup.flow.com', mailingAddress: ADDRESS })).body;
       const box = await mailbox(api, domain, 'sup');
-      const campaign = (await api.request('POST', '/v1/campaigns', { name: 'Sup', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello {{firstName}}.', mailboxIds: [box.id] })).body;
-      const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'late-unsub@acme.test', firstName: 'L' })).body;
+      const campaign = (
+        await api.request('POST', '/v1/campaigns', {
+          name: 'Sup',
+          aiPromptTemplate: 'x',
+          subject: 'Hi',
+          template: 'Hello {{firstName}}.',
+          mailboxIds: [box.id],
+        })
+      ).body;
+      const lead = (await api.request('POST', '/v1/leads', { campaignId: campaign.id, email: 'late-unsub@acme.test', firstName: 'L' }))
+        .body;
       expect((await api.request('POST', `/v1/campaigns/${campaign.id}/launch`)).status).toBe(200);
       // The address lands on the list from elsewhere before this lead's row catches up, and the campaign
       // has lost its mailbox: the suppression must win over "wait for a mailbox".

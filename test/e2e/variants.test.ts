@@ -60,8 +60,15 @@ describe('variants over SMTP and IMAP', { timeout: 240_000 }, () => {
       await dovecot.addUser(email, PASS);
       smtpUsers[email] = PASS;
       const box = await api.request('POST', '/v1/mailboxes', {
-        email, domainId: domain.id, authPassword: PASS, dailyCap: 1000, senderName: local,
-        smtpHost: '127.0.0.1', smtpPort: smtp.port, imapHost: '127.0.0.1', imapPort: dovecot.imapPort,
+        email,
+        domainId: domain.id,
+        authPassword: PASS,
+        dailyCap: 1000,
+        senderName: local,
+        smtpHost: '127.0.0.1',
+        smtpPort: smtp.port,
+        imapHost: '127.0.0.1',
+        imapPort: dovecot.imapPort,
       });
       expect(box.status, JSON.stringify(box.body)).toBe(201);
       boxIds.push(box.body.id);
@@ -75,17 +82,31 @@ describe('variants over SMTP and IMAP', { timeout: 240_000 }, () => {
     const people = Array.from({ length: LEADS }, (_, i) => `lead${i}@client.com`);
     const form = new FormData();
     form.append('campaignId', c.id);
-    form.append('file', new Blob(['email,first name,company\n' + people.map((email) => `${email},${email.split('@')[0]},Co`).join('\n')], { type: 'text/csv' }), 'leads.csv');
-    const imported = await checkedFetch(`${engine.url}/v1/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${api.token}` }, body: form });
+    form.append(
+      'file',
+      new Blob(['email,first name,company\n' + people.map((email) => `${email},${email.split('@')[0]},Co`).join('\n')], {
+        type: 'text/csv',
+      }),
+      'leads.csv',
+    );
+    const imported = await checkedFetch(`${engine.url}/v1/leads/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.token}` },
+      body: form,
+    });
     expect(imported.status).toBe(200);
     const launched = await api.request('POST', `/v1/campaigns/${c.id}/launch`);
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
 
     const first = new Map<string, ReceivedMessage>();
-    await eventually(async () => {
-      for (const m of smtp.messages) if (!first.has(m.envelope.to[0]!)) first.set(m.envelope.to[0]!, m);
-      return first.size === LEADS;
-    }, 120_000, `the ${LEADS} first emails`);
+    await eventually(
+      async () => {
+        for (const m of smtp.messages) if (!first.has(m.envelope.to[0]!)) first.set(m.envelope.to[0]!, m);
+        return first.size === LEADS;
+      },
+      120_000,
+      `the ${LEADS} first emails`,
+    );
 
     // Each lead has one variant, got that variant's copy, and the variants are within 2 of each other.
     const rows = await leadsOf(c.id);
@@ -110,14 +131,32 @@ describe('variants over SMTP and IMAP', { timeout: 240_000 }, () => {
     for (const r of answering) {
       const to = first.get(r.email)!;
       const mailbox = to.envelope.from;
-      await dovecot.deliver(mailbox, inbound.reply({ mailbox, from: r.email, subject: `Re: ${to.subject}`, body: 'Received, thank you.', inReplyTo: to.messageId, references: [to.messageId!], original: to.text }));
+      await dovecot.deliver(
+        mailbox,
+        inbound.reply({
+          mailbox,
+          from: r.email,
+          subject: `Re: ${to.subject}`,
+          body: 'Received, thank you.',
+          inReplyTo: to.messageId,
+          references: [to.messageId!],
+          original: to.text,
+        }),
+      );
     }
-    const replies = await eventually(async () => {
-      const res = await api.request('GET', `/v1/replies?campaignId=${c.id}&limit=200`);
-      return res.body.replies.length === answering.length ? res.body.replies : undefined;
-    }, 60_000, 'the 33 replies read');
+    const replies = await eventually(
+      async () => {
+        const res = await api.request('GET', `/v1/replies?campaignId=${c.id}&limit=200`);
+        return res.body.replies.length === answering.length ? res.body.replies : undefined;
+      },
+      60_000,
+      'the 33 replies read',
+    );
     const read = await figures();
-    expect(read.variants.map((v: { replied: number; positive: number }) => [v.replied, v.positive])).toEqual([[3, 0], [30, 0]]);
+    expect(read.variants.map((v: { replied: number; positive: number }) => [v.replied, v.positive])).toEqual([
+      [3, 0],
+      [30, 0],
+    ]);
     expect(read.winner).toBeNull();
 
     // A person marks them, as from the inbox: positive statuses of each kind, then one taken back.
@@ -129,7 +168,8 @@ describe('variants over SMTP and IMAP', { timeout: 240_000 }, () => {
     const marked = await figures();
     expect(marked.variants.map((v: { positive: number }) => v.positive)).toEqual([3, 30]);
     expect(marked.winner).toBe(1);
-    const winnerEvents = () => receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: unknown }).filter((e) => e.type === 'campaign.winner');
+    const winnerEvents = () =>
+      receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: unknown }).filter((e) => e.type === 'campaign.winner');
     const event = await eventually(async () => winnerEvents()[0], 60_000, 'campaign.winner');
     expect(event.data).toEqual({ campaignId: c.id, winner: 1, method: marked.method });
 

@@ -17,18 +17,24 @@ afterAll(async () => {
 
 /** The webhook as a Zapier-like tool calls it: no bearer token, a JSON body, maybe a secret header. */
 async function hook(body: string, headers: Record<string, string> = {}) {
-  const res = await checkedFetch(`${engine.url}/v1/leads/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const res = await checkedFetch(`${engine.url}/v1/leads/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const leadsOf = async (id: string) => (await engine.api.request('GET', `/v1/leads?campaignId=${id}`)).body.leads.map((l: { email: string }) => l.email).sort();
+const leadsOf = async (id: string) =>
+  (await engine.api.request('GET', `/v1/leads?campaignId=${id}`)).body.leads.map((l: { email: string }) => l.email).sort();
 
 describe('the webhook secret', () => {
   it('once set, refuses requests without the secret or a fresh signature of the body, and stores nothing from them', async () => {
     const c = await campaign(engine.api);
     expect((await hook(JSON.stringify({ campaignId: c.id, email: 'open@hook.example' }))).status).toBe(200);
 
-    const warned = async () => (await engine.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.warnings.map((w: { code: string }) => w.code);
+    const warned = async () =>
+      (await engine.api.request('GET', `/v1/campaigns/${c.id}/launch-check`)).body.warnings.map((w: { code: string }) => w.code);
     expect(await warned()).toContain('WEBHOOK_OPEN');
     const made = await engine.api.request('POST', `/v1/campaigns/${c.id}/webhook-secret`);
     expect(made.status).toBe(201);
@@ -64,14 +70,24 @@ describe('the webhook secret', () => {
     engine.wallClock.advance(5 * 60_000 + 1000);
     const replayed = JSON.stringify({ campaignId: c.id, email: 'replayed@hook.example' });
     const t = now() - 306;
-    expect((await hook(replayed, { 'x-outbound-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${replayed}`).digest('hex')}` })).status).toBe(401);
+    expect(
+      (
+        await hook(replayed, {
+          'x-outbound-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${replayed}`).digest('hex')}`,
+        })
+      ).status,
+    ).toBe(401);
     const byToken = JSON.stringify({ campaignId: c.id, email: 'token@hook.example' });
     expect((await hook(byToken, { 'x-outbound-webhook-token': secret })).status).toBe(200);
     // Standard Webhooks, signed by its own library with the same secret: taken; tampered, stale or half-sent: refused.
     const standard = JSON.stringify({ campaignId: c.id, email: 'standard@hook.example' });
     const signer = new StandardWebhook(secret);
     const at = new Date(engine.wallClock.now());
-    const headers = (text: string, when = at, msgId = 'msg_1') => ({ 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(when.getTime() / 1000)), 'webhook-signature': signer.sign(msgId, when, text) });
+    const headers = (text: string, when = at, msgId = 'msg_1') => ({
+      'webhook-id': msgId,
+      'webhook-timestamp': String(Math.floor(when.getTime() / 1000)),
+      'webhook-signature': signer.sign(msgId, when, text),
+    });
     expect((await hook(standard.replace('standard', 'evil'), headers(standard))).status).toBe(401);
     expect((await hook(standard, headers(standard, new Date(at.getTime() - 301_000)))).status).toBe(401);
     expect((await hook(standard, { ...headers(standard), 'webhook-id': 'msg_2' })).status).toBe(401);
@@ -83,8 +99,12 @@ describe('the webhook secret', () => {
     // Rotated: the old secret stops at once.
     const next = (await engine.api.request('POST', `/v1/campaigns/${c.id}/webhook-secret`)).body.webhookSecret;
     expect(next).not.toBe(secret);
-    expect((await hook(JSON.stringify({ campaignId: c.id, email: 'old@hook.example' }), { 'x-outbound-webhook-token': secret })).status).toBe(401);
-    expect((await hook(JSON.stringify({ campaignId: c.id, email: 'new@hook.example' }), { 'x-outbound-webhook-token': next })).status).toBe(200);
+    expect(
+      (await hook(JSON.stringify({ campaignId: c.id, email: 'old@hook.example' }), { 'x-outbound-webhook-token': secret })).status,
+    ).toBe(401);
+    expect((await hook(JSON.stringify({ campaignId: c.id, email: 'new@hook.example' }), { 'x-outbound-webhook-token': next })).status).toBe(
+      200,
+    );
 
     // Removed: open again.
     expect((await engine.api.request('DELETE', `/v1/campaigns/${c.id}/webhook-secret`)).status).toBe(204);
@@ -105,7 +125,11 @@ describe('the webhook secret', () => {
 
   it('refuses a body over 128 KB with 422 naming the limit, and stores nothing', async () => {
     const c = await campaign(engine.api);
-    const body = JSON.stringify({ campaignId: c.id, email: 'big@hook.example', customFields: { a: 'x'.repeat(1900), pad: 'y'.repeat(140_000) } });
+    const body = JSON.stringify({
+      campaignId: c.id,
+      email: 'big@hook.example',
+      customFields: { a: 'x'.repeat(1900), pad: 'y'.repeat(140_000) },
+    });
     const res = await hook(body);
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/128 KB/);

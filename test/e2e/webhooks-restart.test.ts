@@ -48,10 +48,14 @@ describe('an engine killed while events are owed', { timeout: 240_000 }, () => {
       expect((await api.request('POST', `/v1/campaigns/${c.id}/launch`)).status).toBe(200);
       expect((await api.request('POST', `/v1/campaigns/${c.id}/pause`)).status).toBe(200);
     }
-    const ids = await eventually(async () => {
-      const seen = new Set(receiver!.received.map((r) => r.headers['webhook-id']));
-      return seen.size === 2 && seen;
-    }, 60_000, 'a first, failed attempt of both events');
+    const ids = await eventually(
+      async () => {
+        const seen = new Set(receiver!.received.map((r) => r.headers['webhook-id']));
+        return seen.size === 2 && seen;
+      },
+      60_000,
+      'a first, failed attempt of both events',
+    );
 
     process.kill(-child.pid!, 'SIGKILL');
     await new Promise((r) => child!.once('exit', r));
@@ -59,12 +63,20 @@ describe('an engine killed while events are owed', { timeout: 240_000 }, () => {
     const failedBefore = receiver.received.length;
 
     after = await startTestEngine({ dataDir, tableName: 'outbound', admin: undefined, realTime: true, timeScale: SCALE });
-    const delivered = await eventually(async () => {
-      const ok = receiver!.received.slice(failedBefore).filter((r) => r.answered === 200);
-      const got = new Set(ok.map((r) => r.headers['webhook-id']));
-      return got.size === 2 && ok;
-    }, 90_000, 'both events after the restart');
+    const delivered = await eventually(
+      async () => {
+        const ok = receiver!.received.slice(failedBefore).filter((r) => r.answered === 200);
+        const got = new Set(ok.map((r) => r.headers['webhook-id']));
+        return got.size === 2 && ok;
+      },
+      90_000,
+      'both events after the restart',
+    );
     expect(new Set(delivered.map((r) => r.headers['webhook-id']))).toEqual(ids);
-    for (const r of delivered) expect(new Verifier(hook.secret).verify(r.body, r.headers)).toMatchObject({ type: 'campaign.paused', data: { campaignId: c.id, reason: 'manual' } });
+    for (const r of delivered)
+      expect(new Verifier(hook.secret).verify(r.body, r.headers)).toMatchObject({
+        type: 'campaign.paused',
+        data: { campaignId: c.id, reason: 'manual' },
+      });
   });
 });

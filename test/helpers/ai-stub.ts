@@ -41,7 +41,7 @@ function lastUserText(messages: unknown): string {
   const last = (messages as ChatMessage[]).filter((m) => m.role === 'user').at(-1);
   if (typeof last?.content === 'string') return last.content;
   if (Array.isArray(last?.content)) {
-    return last.content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? b.text ?? '' : '')).join('');
+    return last.content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
   }
   return '';
 }
@@ -53,12 +53,18 @@ function openaiAnswer(mode: AiStubMode, model: string, text: string): object {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: refused ? null : mode === 'empty' ? '' : text, refusal: refused ? 'I cannot help with that.' : null },
-      finish_reason: 'stop',
-      logprobs: null,
-    }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: refused ? null : mode === 'empty' ? '' : text,
+          refusal: refused ? 'I cannot help with that.' : null,
+        },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 }
@@ -104,17 +110,25 @@ export async function startAiStub(): Promise<AiStub> {
       if (req.method !== 'POST' || !api) return send(404, { error: { type: 'not_found_error', message: `no route ${path}` } });
       if (mode === 'hang') return; // never answers; stop() closes the socket
       if (mode === 'error500') {
-        return send(500, api === 'openai'
-          ? { error: { message: 'stub failure', type: 'server_error', code: null } }
-          : { type: 'error', error: { type: 'api_error', message: 'stub failure' } });
+        return send(
+          500,
+          api === 'openai'
+            ? { error: { message: 'stub failure', type: 'server_error', code: null } }
+            : { type: 'error', error: { type: 'api_error', message: 'stub failure' } },
+        );
       }
       const model = typeof body?.model === 'string' ? body.model : 'stub-model';
       const text = reply(lastUserText(body?.messages));
       // A structured answer when one is asked for: OpenAI's json_schema response format, Anthropic's forced tool call.
-      if (api === 'openai' && body?.response_format?.type === 'json_schema' && mode === 'ok') return send(200, openaiAnswer(mode, model, JSON.stringify({ choice: text })));
+      if (api === 'openai' && body?.response_format?.type === 'json_schema' && mode === 'ok')
+        return send(200, openaiAnswer(mode, model, JSON.stringify({ choice: text })));
       const tool = body?.tool_choice?.type === 'tool' ? String(body.tool_choice.name) : undefined;
       if (api === 'anthropic' && tool && mode === 'ok') {
-        return send(200, { ...anthropicAnswer(mode, model, ''), content: [{ type: 'tool_use', id: 'toolu_stub', name: tool, input: { choice: text } }], stop_reason: 'tool_use' });
+        return send(200, {
+          ...anthropicAnswer(mode, model, ''),
+          content: [{ type: 'tool_use', id: 'toolu_stub', name: tool, input: { choice: text } }],
+          stop_reason: 'tool_use',
+        });
       }
       send(200, api === 'openai' ? openaiAnswer(mode, model, text) : anthropicAnswer(mode, model, text));
     });
@@ -132,12 +146,17 @@ export async function startAiStub(): Promise<AiStub> {
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
     requests,
-    setMode: (m) => { mode = m; },
-    setReply: (fn) => { reply = fn; },
-    stop: () => new Promise<void>((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()));
-      // Hung requests (and idle keep-alive sockets) would otherwise hold close() open.
-      server.closeAllConnections();
-    }),
+    setMode: (m) => {
+      mode = m;
+    },
+    setReply: (fn) => {
+      reply = fn;
+    },
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Hung requests (and idle keep-alive sockets) would otherwise hold close() open.
+        server.closeAllConnections();
+      }),
   };
 }

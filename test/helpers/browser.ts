@@ -29,7 +29,11 @@ const INSTALL_LOCK = join(tmpdir(), 'outbound-chromium-install.lock');
 /** apt-get update plus chromium takes under a minute here; a lock this old belongs to a crashed run. */
 const STALE_LOCK_MS = 10 * 60_000;
 
-const exists = (file: string) => access(file, constants.X_OK).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 
 function run(cmd: string, args: string[]): Promise<void> {
   return new Promise((ok, fail) => {
@@ -48,7 +52,10 @@ async function withInstallLock<T>(work: () => Promise<T>): Promise<T> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const since = await stat(INSTALL_LOCK).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const since = await stat(INSTALL_LOCK).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (since > STALE_LOCK_MS) await rmdir(INSTALL_LOCK).catch(() => {});
       else await sleep(500);
     }

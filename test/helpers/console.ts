@@ -23,7 +23,10 @@ export async function openConsole(browser: Browser, url: string, viewport = { wi
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   // A refused request logs an error too (a wrong password's 401): what counts is a script that threw or a policy that refused.
-  page.on('console', (m) => m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()) && problems.push(`console: ${m.text()}`));
+  page.on(
+    'console',
+    (m) => m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()) && problems.push(`console: ${m.text()}`),
+  );
   page.on('dialog', (d) => (problems.push(`dialog: ${d.message()}`), void d.dismiss()));
   await page.goto(url);
   return { page, requests, problems };
@@ -50,5 +53,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // A string, evaluated in the page: the tests' own types have no DOM.
   const violations = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(`axe.run(document).then((r) =>
     r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) })))`);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(' ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.targets.join(' ')}`);
 }

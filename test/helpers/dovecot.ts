@@ -123,7 +123,10 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
       // Then make sure the running auth process knows the user before a test relies on it.
       const doveadm = 'doveadm';
       for (let attempt = 0; ; attempt++) {
-        const known = await run(doveadm, ['-c', confPath, 'auth', 'test', user, pass]).then(() => true, () => false);
+        const known = await run(doveadm, ['-c', confPath, 'auth', 'test', user, pass]).then(
+          () => true,
+          () => false,
+        );
         if (known) return;
         if (attempt === 10) await run(doveadm, ['-c', confPath, 'reload']).catch(() => {});
         if (attempt > 40) throw new Error(`Dovecot does not know ${user} after adding it`);
@@ -152,10 +155,13 @@ export async function startDovecot(users: Record<string, string>, options: Dovec
  */
 export async function waitForLog(dovecot: Pick<TestDovecot, 'dir'>, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const read = () => readFile(join(dovecot.dir, 'dovecot.log'), 'utf8').catch(() => '');
-  return waitFor(async () => {
-    const text = await read();
-    return text.search(pattern) !== -1 && text;
-  }, { timeoutMs, describe: `dovecot.log to match ${pattern}`, lastSeen: async () => `dovecot.log ends:\n${tail(await read())}` });
+  return waitFor(
+    async () => {
+      const text = await read();
+      return text.search(pattern) !== -1 && text;
+    },
+    { timeoutMs, describe: `dovecot.log to match ${pattern}`, lastSeen: async () => `dovecot.log ends:\n${tail(await read())}` },
+  );
 }
 
 function passwdLine(user: string, pass: string): string {
@@ -200,7 +206,7 @@ ${
 }
 userdb {
   driver = static
-  args = uid=2000 gid=2000 home=${dir}/mail/%u${oauth2 ? " allow_all_users=yes" : ""}
+  args = uid=2000 gid=2000 home=${dir}/mail/%u${oauth2 ? ' allow_all_users=yes' : ''}
 }
 namespace inbox {
   inbox = yes
@@ -439,7 +445,10 @@ async function acquireLock(): Promise<void> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const since = await stat(INSTALL_LOCK).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const since = await stat(INSTALL_LOCK).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (since > STALE_LOCK_MS) {
       await rmdir(INSTALL_LOCK).catch(() => {}); // a crashed installer's lock
       continue;

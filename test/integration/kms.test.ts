@@ -87,9 +87,7 @@ describe('local KMS through the real SDK and KmsKeyProvider', () => {
   it('surfaces InvalidCiphertextException by name to a bare SDK client', async () => {
     const kms = await start('memory');
     const client = clientFor(kms);
-    const enc = await client.send(
-      new EncryptCommand({ KeyId: kms.keyId, Plaintext: Buffer.from('hello'), EncryptionContext: context }),
-    );
+    const enc = await client.send(new EncryptCommand({ KeyId: kms.keyId, Plaintext: Buffer.from('hello'), EncryptionContext: context }));
     const dec = await client.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: context }));
     expect(Buffer.from(dec.Plaintext!).toString()).toBe('hello');
 
@@ -103,10 +101,18 @@ describe('local KMS through the real SDK and KmsKeyProvider', () => {
     const kms = await start('memory');
     const sealed = await sealSecret(keysFor(kms), secret, context);
     // Another user of the machine reaches the port, with any credentials but the engine's.
-    const stranger = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: { accessKeyId: kms.credentials.accessKeyId, secretAccessKey: 'guessed' } });
+    const stranger = new KMSClient({
+      endpoint: kms.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: kms.credentials.accessKeyId, secretAccessKey: 'guessed' },
+    });
     clients.push(stranger);
     await expect(openSecret(new KmsKeyProvider({ client: stranger, keyId: kms.keyId }), sealed, context)).rejects.toThrow();
-    const other = new KMSClient({ endpoint: kms.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const other = new KMSClient({
+      endpoint: kms.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     clients.push(other);
     const err = await other.send(new EncryptCommand({ KeyId: kms.keyId, Plaintext: Buffer.from('x') })).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 400 } });

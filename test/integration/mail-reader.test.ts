@@ -10,7 +10,16 @@ let dovecot: TestDovecot;
 let login: ServerLogin;
 
 const message = (id: string) =>
-  [`From: a@sender.test`, `To: ${SEED}`, `Subject: sample ${id}`, `Message-ID: <${id}@sender.test>`, `Date: ${new Date().toUTCString()}`, '', 'Hello.', ''].join('\r\n');
+  [
+    `From: a@sender.test`,
+    `To: ${SEED}`,
+    `Subject: sample ${id}`,
+    `Message-ID: <${id}@sender.test>`,
+    `Date: ${new Date().toUTCString()}`,
+    '',
+    'Hello.',
+    '',
+  ].join('\r\n');
 
 beforeAll(async () => {
   dovecot = await startDovecot({ [SEED]: PASS });

@@ -75,7 +75,11 @@ describe('smtpMailer against a real SMTP server', () => {
     const m = mailer();
     const result = await m.send(
       transport(server.port),
-      email({ messageId: '01JTHREAD3@sender.test', inReplyTo: '01JTHREAD2@sender.test', references: ['01JTHREAD1@sender.test', '01JTHREAD2@sender.test'] }),
+      email({
+        messageId: '01JTHREAD3@sender.test',
+        inReplyTo: '01JTHREAD2@sender.test',
+        references: ['01JTHREAD1@sender.test', '01JTHREAD2@sender.test'],
+      }),
     );
     expect(result).toMatchObject({ ok: true });
     const [received] = await server.waitFor(1);
@@ -112,7 +116,10 @@ describe('smtpMailer against a real SMTP server', () => {
     expect(server.transactions).toHaveLength(2);
     expect(server.connections()).toBe(1);
 
-    const third = await m.send(transport(server.port, { user: 'other@sender.test', auth: { type: 'password', pass: 'other-pw' } }), email());
+    const third = await m.send(
+      transport(server.port, { user: 'other@sender.test', auth: { type: 'password', pass: 'other-pw' } }),
+      email(),
+    );
     expect(third).toMatchObject({ ok: true });
     expect(server.connections()).toBe(2);
     expect(server.transactions[2]?.user).toBe('other@sender.test');
@@ -229,7 +236,9 @@ describe('the message held back until the caller has marked the start of SMTP (b
       },
     });
     expect(held).toMatchObject({ ok: false, kind: 'connection', detail: expect.stringContaining('held back') });
-    expect(await m.send(transport(server.port), email({ subject: 'Goes' }), { beforeMessage: async () => undefined })).toMatchObject({ ok: true });
+    expect(await m.send(transport(server.port), email({ subject: 'Goes' }), { beforeMessage: async () => undefined })).toMatchObject({
+      ok: true,
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(server.messages.map((msg) => msg.subject)).toEqual(['Goes']);
   });
@@ -237,7 +246,9 @@ describe('the message held back until the caller has marked the start of SMTP (b
   it('never runs the hook for a send refused before DATA', async () => {
     const server = await faultyServer({ rejectRecipients: { 'gone@prospect.test': 550 } });
     let calls = 0;
-    const result = await mailer().send(transport(server.port), email({ to: 'gone@prospect.test' }), { beforeMessage: async () => void calls++ });
+    const result = await mailer().send(transport(server.port), email({ to: 'gone@prospect.test' }), {
+      beforeMessage: async () => void calls++,
+    });
     expect(result).toMatchObject({ ok: false, kind: 'permanent', code: 550 });
     expect(calls).toBe(0);
   });
@@ -245,11 +256,26 @@ describe('the message held back until the caller has marked the start of SMTP (b
 
 describe('classifySmtpError', () => {
   const cases: Array<[string, object, Parameters<typeof classifySmtpError>[1], string]> = [
-    ['5xx at RCPT', { code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 no such user' }, 'before-message', 'permanent'],
-    ['5xx at DATA', { code: 'EENVELOPE', command: 'DATA', responseCode: 554, response: '554 no valid recipients' }, 'before-message', 'permanent'],
+    [
+      '5xx at RCPT',
+      { code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 no such user' },
+      'before-message',
+      'permanent',
+    ],
+    [
+      '5xx at DATA',
+      { code: 'EENVELOPE', command: 'DATA', responseCode: 554, response: '554 no valid recipients' },
+      'before-message',
+      'permanent',
+    ],
     ['5xx to the message', { code: 'EMESSAGE', command: 'DATA', responseCode: 552, response: '552 too big' }, 'message', 'permanent'],
     ['4xx to the message', { code: 'EMESSAGE', command: 'DATA', responseCode: 451, response: '451 later' }, 'message', 'temporary'],
-    ['5xx to MAIL FROM', { code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 553, response: '553 not your address' }, 'before-message', 'auth'],
+    [
+      '5xx to MAIL FROM',
+      { code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 553, response: '553 not your address' },
+      'before-message',
+      'auth',
+    ],
     ['EAUTH', { code: 'EAUTH', command: 'AUTH PLAIN', responseCode: 535, response: '535 bad' }, 'before-message', 'auth'],
     ['DNS', { code: 'EDNS', command: 'CONN' }, 'before-message', 'connection'],
     ['timeout before the message', { code: 'ETIMEDOUT', command: 'CONN' }, 'before-message', 'connection'],

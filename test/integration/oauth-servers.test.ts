@@ -86,10 +86,23 @@ async function post(url: string, form: Record<string, string>, headers: Record<s
 }
 
 const exchange = (server: TestOAuthServer, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  post(server.tokenUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: server.clientId, client_secret: server.clientSecret, code_verifier: verifier, ...extra });
+  post(server.tokenUrl, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: server.clientId,
+    client_secret: server.clientSecret,
+    code_verifier: verifier,
+    ...extra,
+  });
 
 const refresh = (server: TestOAuthServer, refreshToken: string) =>
-  post(server.tokenUrl, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: server.clientId, client_secret: server.clientSecret });
+  post(server.tokenUrl, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: server.clientId,
+    client_secret: server.clientSecret,
+  });
 
 /** The whole consent: a fresh access and refresh token for `user`. */
 async function tokensFor(server: TestOAuthServer, user: string) {
@@ -151,14 +164,21 @@ describe.each(['google', 'microsoft'] as const)('the OAuth server as %s', (profi
     // A wrong verifier, a wrong redirect_uri and a wrong secret are refused (and do not spend the code).
     expect(await exchange(s, code, pkce().verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await exchange(s, code, 'x')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await exchange(s, code, verifier, { redirect_uri: `${REDIRECT}/other` })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await exchange(s, code, verifier, { redirect_uri: `${REDIRECT}/other` })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
     expect(await exchange(s, code, verifier, { client_secret: 'wrong' })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect(await exchange(s, 'no-such-code', verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
     const ok = await exchange(s, code, verifier);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toBe('no-store');
-    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: profile === 'google' ? 3600 : 600, scope: 'openid email profile https://mail.test/' });
+    expect(ok.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: profile === 'google' ? 3600 : 600,
+      scope: 'openid email profile https://mail.test/',
+    });
     expect(ok.body.access_token).toEqual(expect.any(String));
     expect(ok.body.refresh_token).toEqual(expect.any(String));
     const idClaims = JSON.parse(Buffer.from(String(ok.body.id_token).split('.')[1]!, 'base64url').toString('utf8'));
@@ -175,10 +195,18 @@ describe.each(['google', 'microsoft'] as const)('the OAuth server as %s', (profi
     const second = pkce();
     const { code: code2 } = await authorize(s, second.challenge);
     const basic = Buffer.from(`${encodeURIComponent(s.clientId)}:${encodeURIComponent(s.clientSecret)}`).toString('base64');
-    const viaBasic = await post(s.tokenUrl, { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: second.verifier }, { authorization: `Basic ${basic}` });
+    const viaBasic = await post(
+      s.tokenUrl,
+      { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: second.verifier },
+      { authorization: `Basic ${basic}` },
+    );
     expect(viaBasic.status, JSON.stringify(viaBasic.body)).toBe(200);
     const badBasic = Buffer.from(`${s.clientId}:nope`).toString('base64');
-    const refused = await post(s.tokenUrl, { grant_type: 'refresh_token', refresh_token: String(viaBasic.body.refresh_token) }, { authorization: `Basic ${badBasic}` });
+    const refused = await post(
+      s.tokenUrl,
+      { grant_type: 'refresh_token', refresh_token: String(viaBasic.body.refresh_token) },
+      { authorization: `Basic ${badBasic}` },
+    );
     expect(refused).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
@@ -189,11 +217,22 @@ describe.each(['google', 'microsoft'] as const)('the OAuth server as %s', (profi
     const me = await userinfo(s, accessToken);
     expect(me.status).toBe(200);
     if (profile === 'google') {
-      expect(me.body).toEqual({ sub: expect.stringMatching(/^\d{21}$/), email: GOOGLE_USER, email_verified: true, name: 'Gina Google', given_name: 'Gina' });
+      expect(me.body).toEqual({
+        sub: expect.stringMatching(/^\d{21}$/),
+        email: GOOGLE_USER,
+        email_verified: true,
+        name: 'Gina Google',
+        given_name: 'Gina',
+      });
       const { accessToken: anon } = await tokensFor(s, NAMELESS);
       expect((await userinfo(s, anon)).body).toEqual({ sub: expect.any(String), email: NAMELESS, email_verified: true });
     } else {
-      expect(me.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), displayName: 'Mo Microsoft', mail: MS_USER, userPrincipalName: MS_USER });
+      expect(me.body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        displayName: 'Mo Microsoft',
+        mail: MS_USER,
+        userPrincipalName: MS_USER,
+      });
     }
     const unknown = await userinfo(s, 'not-a-token');
     expect(unknown.status).toBe(401);
@@ -237,14 +276,24 @@ describe.each(['google', 'microsoft'] as const)('the OAuth server as %s', (profi
     expect((await refresh(s, other.refreshToken)).status).toBe(200);
     s.revokeAll();
     expect(await refresh(s, other.refreshToken)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await post(s.tokenUrl, { grant_type: 'password', client_id: s.clientId, client_secret: s.clientSecret })).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(await post(s.tokenUrl, { grant_type: 'password', client_id: s.clientId, client_secret: s.clientSecret })).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
   });
 
   it('introspection says whether a token is active, and whose', async () => {
     const s = server();
     const { accessToken } = await tokensFor(s, user());
     const active = await post(s.introspectUrl, { token: accessToken });
-    expect(active.body).toMatchObject({ active: true, email: user(), username: user(), sub: expect.any(String), exp: expect.any(Number), scope: expect.any(String) });
+    expect(active.body).toMatchObject({
+      active: true,
+      email: user(),
+      username: user(),
+      sub: expect.any(String),
+      exp: expect.any(Number),
+      scope: expect.any(String),
+    });
     expect(Number(active.body.exp) * 1000).toBeGreaterThan(Date.now());
     expect((await post(s.introspectUrl, { token: 'nope' })).body).toEqual({ active: false });
     s.expireAccessTokens();
@@ -255,8 +304,13 @@ describe.each(['google', 'microsoft'] as const)('the OAuth server as %s', (profi
 describe('Dovecot with OAuth logins', { timeout: 60_000 }, () => {
   function imap(dovecot: TestDovecot, auth: { user: string; accessToken?: string; pass?: string }) {
     const client = new ImapFlow({
-      host: dovecot.host, port: dovecot.imapPort, secure: false, auth: auth as { user: string; accessToken: string },
-      logger: false, disableAutoIdle: true, tls: { ca: [ca] },
+      host: dovecot.host,
+      port: dovecot.imapPort,
+      secure: false,
+      auth: auth as { user: string; accessToken: string },
+      logger: false,
+      disableAutoIdle: true,
+      tls: { ca: [ca] },
     });
     client.on('error', () => {});
     return client;
@@ -276,18 +330,33 @@ describe('Dovecot with OAuth logins', { timeout: 60_000 }, () => {
   }
 
   const message = (to: string, id: string) =>
-    [`From: a@sender.test`, `To: ${to}`, `Subject: hello ${id}`, `Message-ID: <${id}@sender.test>`, `Date: ${new Date().toUTCString()}`, '', 'Hello.', ''].join('\r\n');
+    [
+      `From: a@sender.test`,
+      `To: ${to}`,
+      `Subject: hello ${id}`,
+      `Message-ID: <${id}@sender.test>`,
+      `Date: ${new Date().toUTCString()}`,
+      '',
+      'Hello.',
+      '',
+    ].join('\r\n');
 
   it('imapflow signs in with XOAUTH2 (Outlook-like) and OAUTHBEARER (Gmail-like) on a token the OAuth server issued, and lists INBOX', async () => {
     await outlook.deliver(MS_USER, message(MS_USER, 'ms-1'));
     const ms = await tokensFor(microsoft, MS_USER);
-    expect(await inbox(outlook, { user: MS_USER, accessToken: ms.accessToken })).toEqual({ list: expect.arrayContaining(['INBOX', 'Junk', 'Sent']), messages: 1 });
+    expect(await inbox(outlook, { user: MS_USER, accessToken: ms.accessToken })).toEqual({
+      list: expect.arrayContaining(['INBOX', 'Junk', 'Sent']),
+      messages: 1,
+    });
     // Dovecot's log process writes the line after imapflow has its answer: wait for it.
     await waitForLog(outlook, new RegExp(`Login: user=<${MS_USER}>, method=XOAUTH2`));
 
     await gmail.deliver(GOOGLE_USER, message(GOOGLE_USER, 'g-1'));
     const g = await tokensFor(google, GOOGLE_USER);
-    expect(await inbox(gmail, { user: GOOGLE_USER, accessToken: g.accessToken })).toEqual({ list: expect.arrayContaining(['INBOX']), messages: 1 });
+    expect(await inbox(gmail, { user: GOOGLE_USER, accessToken: g.accessToken })).toEqual({
+      list: expect.arrayContaining(['INBOX']),
+      messages: 1,
+    });
     // imapflow prefers OAUTHBEARER when it is offered.
     await waitForLog(gmail, new RegExp(`Login: user=<${GOOGLE_USER}>, method=OAUTHBEARER`));
 
@@ -295,9 +364,13 @@ describe('Dovecot with OAuth logins', { timeout: 60_000 }, () => {
     expect((await inbox(gmail, { user: PW_USER, pass: PW })).list).toContain('INBOX');
   });
 
-  it('refuses an unknown token, another user\'s token and an expired one, and takes the refreshed one', async () => {
+  it("refuses an unknown token, another user's token and an expired one, and takes the refreshed one", async () => {
     const { accessToken, refreshToken } = await tokensFor(microsoft, MS_USER);
-    const failure = (auth: { user: string; accessToken: string }) => inbox(outlook, auth).then(() => 'signed in', (err: { authenticationFailed?: boolean }) => err.authenticationFailed);
+    const failure = (auth: { user: string; accessToken: string }) =>
+      inbox(outlook, auth).then(
+        () => 'signed in',
+        (err: { authenticationFailed?: boolean }) => err.authenticationFailed,
+      );
     expect(await failure({ user: MS_USER, accessToken: 'not-a-token' })).toBe(true);
     expect(await failure({ user: 'someone@outlook.test', accessToken })).toBe(true);
     microsoft.expireAccessTokens();
@@ -309,14 +382,25 @@ describe('Dovecot with OAuth logins', { timeout: 60_000 }, () => {
     const renewed = await refresh(microsoft, refreshToken);
     expect((await inbox(outlook, { user: MS_USER, accessToken: String(renewed.body.access_token) })).list).toContain('INBOX');
     // Beside OAuth, a wrong password is still refused.
-    const pw = await inbox(gmail, { user: PW_USER, pass: 'wrong' }).then(() => 'signed in', (err: { authenticationFailed?: boolean }) => err.authenticationFailed);
+    const pw = await inbox(gmail, { user: PW_USER, pass: 'wrong' }).then(
+      () => 'signed in',
+      (err: { authenticationFailed?: boolean }) => err.authenticationFailed,
+    );
     expect(pw).toBe(true);
   });
 });
 
 describe('the SMTP server with XOAUTH2', { timeout: 30_000 }, () => {
   const transport = (auth: Record<string, unknown>, port = smtp.port) =>
-    createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { ca: [ca] }, auth: auth as { user: string; pass: string }, logger: false });
+    createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      requireTLS: true,
+      tls: { ca: [ca] },
+      auth: auth as { user: string; pass: string },
+      logger: false,
+    });
 
   it('nodemailer sends with an access token the OAuth server issued, and a bad token is refused', async () => {
     const { accessToken } = await tokensFor(google, GOOGLE_USER);
@@ -330,10 +414,15 @@ describe('the SMTP server with XOAUTH2', { timeout: 30_000 }, () => {
     expect(sent!.envelope).toEqual({ from: GOOGLE_USER, to: ['lead@client.test'] });
     expect(smtp.logins.at(-1)).toEqual({ user: GOOGLE_USER, ok: true, secure: true, method: 'XOAUTH2' });
 
-    for (const [user, token] of [[GOOGLE_USER, 'not-a-token'], [MS_USER, accessToken]] as const) {
+    for (const [user, token] of [
+      [GOOGLE_USER, 'not-a-token'],
+      [MS_USER, accessToken],
+    ] as const) {
       const bad = transport({ type: 'OAuth2', user, accessToken: token });
       try {
-        await expect(bad.sendMail({ from: user, to: 'lead@client.test', subject: 'x', text: 'x' })).rejects.toMatchObject({ code: 'EAUTH' });
+        await expect(bad.sendMail({ from: user, to: 'lead@client.test', subject: 'x', text: 'x' })).rejects.toMatchObject({
+          code: 'EAUTH',
+        });
       } finally {
         bad.close();
       }

@@ -16,15 +16,39 @@ const fakeDns = async (host: string): Promise<string> => {
 
 describe('isPrivateOrLoopback', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '::1', 'localhost', 'LOCALHOST', 'mx.localhost', '10.1.2.3', '172.16.0.1',
-    '172.31.255.254', '192.168.1.1', '169.254.10.10', 'fc00::1', 'fd12:3456::1', 'fe80::1', '::ffff:10.0.0.1', '[::1]',
+    '127.0.0.1',
+    '127.255.0.9',
+    '::1',
+    'localhost',
+    'LOCALHOST',
+    'mx.localhost',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.254',
+    '192.168.1.1',
+    '169.254.10.10',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    '[::1]',
   ])('%s is private or loopback', (value) => {
     expect(isPrivateOrLoopback(value)).toBe(true);
   });
 
   it.each([
-    '8.8.8.8', '172.15.255.255', '172.32.0.1', '192.169.0.1', '11.0.0.1', '192.0.2.2', '2001:db8::1', '::ffff:8.8.8.8',
-    'smtp.gmail.com', 'mail.fake.test', '', 'not an address',
+    '8.8.8.8',
+    '172.15.255.255',
+    '172.32.0.1',
+    '192.169.0.1',
+    '11.0.0.1',
+    '192.0.2.2',
+    '2001:db8::1',
+    '::ffff:8.8.8.8',
+    'smtp.gmail.com',
+    'mail.fake.test',
+    '',
+    'not an address',
   ])('%s is not', (value) => {
     expect(isPrivateOrLoopback(value)).toBe(false);
   });
@@ -47,7 +71,11 @@ describe('verifySmtp against a real SMTP server', () => {
   });
 
   const login = (server: TestSmtpServer, more: Partial<ServerLogin> = {}): ServerLogin => ({
-    host: server.host, port: server.port, user: USER, pass: PASS, ...more,
+    host: server.host,
+    port: server.port,
+    user: USER,
+    pass: PASS,
+    ...more,
   });
 
   it('signs in with the right password, after STARTTLS', async () => {
@@ -164,7 +192,11 @@ describe('verifyImap against a real Dovecot', () => {
     await dovecot.deliver(USER, raw('inbox-one'));
     await dovecot.deliver(USER, raw('junk-one'), 'Junk');
     const client = new ImapFlow({
-      host: dovecot.host, port: dovecot.imapPort, auth: { user: USER, pass: PASS }, logger: false, tls: { rejectUnauthorized: false },
+      host: dovecot.host,
+      port: dovecot.imapPort,
+      auth: { user: USER, pass: PASS },
+      logger: false,
+      tls: { rejectUnauthorized: false },
     });
     await client.connect();
     try {
@@ -203,7 +235,12 @@ describe('verifySmtp to a server it must treat as public', () => {
   });
 
   const publicLogin = (server: TestSmtpServer, more: Partial<ServerLogin> = {}): ServerLogin => ({
-    host: server.host, port: server.port, user: USER, pass: PASS, isPrivate: () => false, ...more,
+    host: server.host,
+    port: server.port,
+    user: USER,
+    pass: PASS,
+    isPrivate: () => false,
+    ...more,
   });
 
   it('refuses to send credentials in clear', async () => {
@@ -237,11 +274,15 @@ describe('verifySmtp to a server it must treat as public', () => {
   it('checks the certificate of a name that resolves to a private address, and only relaxes it for loopback and IP literals', async () => {
     // 127.0.0.1 plays a private, non-loopback address (10.x, 192.168.x): credentials may go in clear there,
     // but a name still has a certificate to match, and this one is self-signed.
-    const asPrivateName = await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => false }));
+    const asPrivateName = await verifySmtp(
+      publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => false }),
+    );
     expect(asPrivateName).toMatchObject({ ok: false, reason: 'other' });
     expect(starttls.logins).toEqual([]);
     // The same name resolving to loopback, and the private IP literal itself, are accepted.
-    expect(await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => true }))).toEqual({ ok: true });
+    expect(
+      await verifySmtp(publicLogin(starttls, { host: 'mail.fake.test', resolver: fakeDns, isPrivate: () => true, isLoopback: () => true })),
+    ).toEqual({ ok: true });
     expect(await verifySmtp(publicLogin(starttls, { isPrivate: () => true }))).toEqual({ ok: true });
   });
 
@@ -282,7 +323,12 @@ describe('verifyImap to a server it must treat as public', () => {
 
   it('refuses a self-signed certificate over implicit TLS, before any login', async () => {
     const result = await verifyImap({
-      host: dovecot.host, port: dovecot.imapsPort, secure: true, user: PUBLIC_USER, pass: PASS, isPrivate: () => false,
+      host: dovecot.host,
+      port: dovecot.imapsPort,
+      secure: true,
+      user: PUBLIC_USER,
+      pass: PASS,
+      isPrivate: () => false,
     });
     expect(result).toMatchObject({ ok: false, reason: 'other' });
     expect(await sawLogin(PUBLIC_USER)).toBe(false);

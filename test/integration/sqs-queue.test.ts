@@ -1,4 +1,11 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { rebindingStatus } from '../helpers/rebinding.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { EnqueueFailedError, SqsSendQueue } from '@outbound/aws/sqs-queue';
@@ -28,7 +35,10 @@ afterAll(async () => {
 async function newQueue(visibilityTimeoutSeconds = 30): Promise<string> {
   queueCount += 1;
   const out = await sqs.client.send(
-    new CreateQueueCommand({ QueueName: `test-${queueCount}-${Date.now()}`, Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds) } }),
+    new CreateQueueCommand({
+      QueueName: `test-${queueCount}-${Date.now()}`,
+      Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds) },
+    }),
   );
   return out.QueueUrl!;
 }
@@ -49,7 +59,9 @@ async function depth(queueUrl: string): Promise<number> {
     }),
   );
   const a = out.Attributes ?? {};
-  return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible) + Number(a.ApproximateNumberOfMessagesDelayed);
+  return (
+    Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible) + Number(a.ApproximateNumberOfMessagesDelayed)
+  );
 }
 
 async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8_000): Promise<T> {
@@ -100,7 +112,10 @@ describe('SqsSendQueue', () => {
     expect(queue.delaySeconds(1_000_001)).toBe(2);
     expect(queue.delaySeconds(-5_000)).toBe(0);
 
-    await queue.enqueue([{ jobId: 'job-scaled', delayMs: 600_000 }, { jobId: 'job-overdue', delayMs: -60_000 }]);
+    await queue.enqueue([
+      { jobId: 'job-scaled', delayMs: 600_000 },
+      { jobId: 'job-overdue', delayMs: -60_000 },
+    ]);
     const now = await receive(queueUrl);
     expect(now.map((m) => JSON.parse(m.Body!).jobId)).toEqual(['job-overdue']);
     const later = await eventually(async () => {
@@ -152,7 +167,8 @@ describe('SqsSendQueue', () => {
 describe('startQueueConsumer (the local SQS event source)', () => {
   it('delivers Lambda-shaped events, deletes successes and redelivers reported batchItemFailures', async () => {
     const queueUrl = await newQueue(1);
-    const arn = (await sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    const arn = (await sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!
+      .QueueArn!;
     await new SqsSendQueue({ client: sqs.client, queueUrl }).enqueue(['job-a', 'job-b', 'job-c'].map((jobId) => ({ jobId, delayMs: 0 })));
 
     const deliveries: SQSRecord[] = [];
@@ -162,7 +178,9 @@ describe('startQueueConsumer (the local SQS event source)', () => {
       return { batchItemFailures: failures.map((r) => ({ itemIdentifier: r.messageId })) };
     });
 
-    const redelivered = await eventually(() => deliveries.find((r) => jobOf(r) === 'job-b' && r.attributes.ApproximateReceiveCount === '2'));
+    const redelivered = await eventually(() =>
+      deliveries.find((r) => jobOf(r) === 'job-b' && r.attributes.ApproximateReceiveCount === '2'),
+    );
     expect(redelivered.attributes.ApproximateReceiveCount).toBe('2');
 
     const first = deliveries[0]!;
@@ -181,7 +199,11 @@ describe('startQueueConsumer (the local SQS event source)', () => {
     const count = (job: string) => deliveries.filter((r) => jobOf(r) === job).length;
     expect([count('job-a'), count('job-b'), count('job-c')]).toEqual([1, 2, 1]);
     // job-b's second delivery is deleted after its handler returns, by the consumer, in its own time.
-    await waitFor(async () => (await depth(queueUrl)) === 0, { timeoutMs: 10_000, describe: 'the queue to be empty', lastSeen: () => depth(queueUrl).then((n) => `${n} message(s) left`) });
+    await waitFor(async () => (await depth(queueUrl)) === 0, {
+      timeoutMs: 10_000,
+      describe: 'the queue to be empty',
+      lastSeen: () => depth(queueUrl).then((n) => `${n} message(s) left`),
+    });
   });
 
   it('deletes nothing when the handler throws: the batch comes back', async () => {
@@ -235,18 +257,27 @@ describe('the local queue service', () => {
     const queueUrl = sqs.urls.send!;
     await new SqsSendQueue({ client: sqs.client, queueUrl }).enqueue([{ jobId: 'job-private', delayMs: 0 }]);
     // Another user of the machine reaches the port with any credentials but the engine's: it can neither read nor add.
-    for (const credentials of [{ accessKeyId: 'local', secretAccessKey: 'local' }, { accessKeyId: sqs.credentials.accessKeyId, secretAccessKey: 'guessed' }]) {
+    for (const credentials of [
+      { accessKeyId: 'local', secretAccessKey: 'local' },
+      { accessKeyId: sqs.credentials.accessKeyId, secretAccessKey: 'guessed' },
+    ]) {
       const stranger = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials });
       const read = await stranger.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 })).catch((e: unknown) => e);
       expect(read).toMatchObject({ name: 'InvalidClientTokenId', $metadata: { httpStatusCode: 403 } });
-      const added = await stranger.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"jobId":"forged"}' })).catch((e: unknown) => e);
+      const added = await stranger
+        .send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"jobId":"forged"}' }))
+        .catch((e: unknown) => e);
       expect(added).toMatchObject({ name: 'InvalidClientTokenId' });
       stranger.destroy();
     }
     // A page on an attacker's name that resolves to 127.0.0.1 carries that name in Host.
     expect(await rebindingStatus(sqs.endpoint, 'AmazonSQS.ListQueues', 'application/x-amz-json-1.0')).toBe(403);
     // Too large is answered as such (not a reset the SDK would send the whole body again after), before any check of it.
-    const big = await fetch(sqs.endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' }, body: Buffer.alloc(4 * 1024 * 1024, 'x') });
+    const big = await fetch(sqs.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },
+      body: Buffer.alloc(4 * 1024 * 1024, 'x'),
+    });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ __type: expect.stringContaining('RequestTooLarge') });
     // The engine's own client still reads the one message there, and no forged one.

@@ -151,25 +151,48 @@ describe.each([
     await expect(store.update(key, { set: { a: 1 }, if: { attr: 'n', op: '<', value: 5 } })).rejects.toBeInstanceOf(ConditionFailedError);
     await expect(store.update(key, { set: { a: 1 }, if: { attr: 'n', op: '=', value: 5 } })).rejects.toBeInstanceOf(ConditionFailedError);
     expect(await store.get(key)).toBeUndefined();
-    expect(await store.update({ pk: 'SEM#0', sk: 'S' }, { set: { a: 1 }, if: { attr: 'n', op: '<>', value: 5 } })).toEqual({ pk: 'SEM#0', sk: 'S', a: 1 });
-    const created = await store.update(key, { add: { n: 2 }, set: { label: null, skip: undefined }, if: { or: [{ attr: 'n', exists: false }, { attr: 'n', op: '<', value: 5 }] } });
+    expect(await store.update({ pk: 'SEM#0', sk: 'S' }, { set: { a: 1 }, if: { attr: 'n', op: '<>', value: 5 } })).toEqual({
+      pk: 'SEM#0',
+      sk: 'S',
+      a: 1,
+    });
+    const created = await store.update(key, {
+      add: { n: 2 },
+      set: { label: null, skip: undefined },
+      if: {
+        or: [
+          { attr: 'n', exists: false },
+          { attr: 'n', op: '<', value: 5 },
+        ],
+      },
+    });
     expect(created).toEqual({ ...key, n: 2, label: null });
-    expect(await store.update(key, { add: { n: -3 }, if: { and: [{ itemExists: true }, { attr: 'n', op: '>=', value: 2 }] } })).toMatchObject({ n: -1 });
+    expect(
+      await store.update(key, { add: { n: -3 }, if: { and: [{ itemExists: true }, { attr: 'n', op: '>=', value: 2 }] } }),
+    ).toMatchObject({ n: -1 });
     await expect(store.update(key, { set: { x: 1 }, if: { attr: 'n', op: '>', value: 'a' } })).rejects.toBeInstanceOf(ConditionFailedError);
     await expect(store.put({ ...key, fresh: true }, { if: { attr: 'label', exists: false } })).rejects.toBeInstanceOf(ConditionFailedError);
     expect(await store.delete({ pk: 'SEM#none', sk: 'S' })).toBeUndefined();
   });
 
   it('refuses a transaction with a failed check, and one that names an item twice', async () => {
-    await expect(store.transact([{ check: { pk: 'TXC#absent', sk: 'T' }, if: { itemExists: true } }, { put: { pk: 'TXC#2', sk: 'T' } }])).rejects.toMatchObject({ failed: [0] });
+    await expect(
+      store.transact([{ check: { pk: 'TXC#absent', sk: 'T' }, if: { itemExists: true } }, { put: { pk: 'TXC#2', sk: 'T' } }]),
+    ).rejects.toMatchObject({ failed: [0] });
     expect(await store.get({ pk: 'TXC#2', sk: 'T' })).toBeUndefined();
-    await expect(store.transact([{ put: { pk: 'TXC#3', sk: 'T' } }, { update: { pk: 'TXC#3', sk: 'T' }, change: { add: { n: 1 } } }])).rejects.toThrow();
+    await expect(
+      store.transact([{ put: { pk: 'TXC#3', sk: 'T' } }, { update: { pk: 'TXC#3', sk: 'T' }, change: { add: { n: 1 } } }]),
+    ).rejects.toThrow();
     expect(await store.get({ pk: 'TXC#3', sk: 'T' })).toBeUndefined();
   });
 
   it('reads many keys at once, each once, leaving out the missing', async () => {
     await store.batchPut(Array.from({ length: 130 }, (_, i) => ({ pk: `BG#${i}`, sk: 'B', i })));
-    const keys = [...Array.from({ length: 130 }, (_, i) => ({ pk: `BG#${i}`, sk: 'B' })), { pk: 'BG#0', sk: 'B' }, { pk: 'BG#missing', sk: 'B' }];
+    const keys = [
+      ...Array.from({ length: 130 }, (_, i) => ({ pk: `BG#${i}`, sk: 'B' })),
+      { pk: 'BG#0', sk: 'B' },
+      { pk: 'BG#missing', sk: 'B' },
+    ];
     const found = await store.batchGet(keys);
     expect(found).toHaveLength(130);
     expect(new Set(found.map((f) => f.i)).size).toBe(130);
@@ -192,7 +215,10 @@ describe.each([
     expect((await store.query({ pk: 'UTF8' })).items.map((i) => i.sk)).toEqual(['a', 'z', 'é', '\uffff', '\u{1F600}']);
     expect((await store.query({ pk: 'UTF8', skBetween: ['b', '\uffff'] })).items.map((i) => i.sk)).toEqual(['z', 'é', '\uffff']);
     expect((await store.query({ pk: 'UTF8', skBetween: ['z', 'z'], reverse: true })).items.map((i) => i.sk)).toEqual(['z']);
-    expect((await store.query({ pk: 'UTF8', skBetween: ['b', '\u{1F600}'], reverse: true, limit: 2 })).items.map((i) => i.sk)).toEqual(['\u{1F600}', '\uffff']);
+    expect((await store.query({ pk: 'UTF8', skBetween: ['b', '\u{1F600}'], reverse: true, limit: 2 })).items.map((i) => i.sk)).toEqual([
+      '\u{1F600}',
+      '\uffff',
+    ]);
     expect(await store.count({ pk: 'UTF8', skBetween: ['b', '\uffff'] })).toBe(3);
     expect(await store.count({ pk: 'UTF8', skBeginsWith: '\u{1F600}' })).toBe(1);
     expect(await store.count({ pk: 'UTF8' })).toBe(5);
@@ -370,7 +396,7 @@ describe.each([
     for (const pk of ['REFUSE#new', 'REFUSE#idx', 'REFUSE#tx', 'REFUSE#tx0']) expect(await store.get({ pk, sk: 'R' })).toBeUndefined();
   });
 
-  it('refuses keys over DynamoDB\'s limits (partition 2,048 bytes, sort 1,024, on the table and its indexes), on reads and writes', async () => {
+  it("refuses keys over DynamoDB's limits (partition 2,048 bytes, sort 1,024, on the table and its indexes), on reads and writes", async () => {
     // Multi-byte characters count by their UTF-8 bytes: 1,024 × "é" is 2,048 bytes.
     const pkMax = 'P'.repeat(2048 - 1) + 'p';
     const skMax = 'é'.repeat(512);
@@ -385,7 +411,12 @@ describe.each([
     await refused(store.update({ pk: longPk, sk: 'S' }, { set: { n: 1 } }));
     await refused(store.get({ pk: longPk, sk: 'S' }));
     // One key too long refuses the whole batch read: this is what a stranger's 3 kB "Message-ID" did to a mailbox's reading.
-    await refused(store.batchGet([{ pk: 'KEYS#ok', sk: 'S' }, { pk: `SENTMSG#${'word '.repeat(600)}`, sk: 'SENTMSG' }]));
+    await refused(
+      store.batchGet([
+        { pk: 'KEYS#ok', sk: 'S' },
+        { pk: `SENTMSG#${'word '.repeat(600)}`, sk: 'SENTMSG' },
+      ]),
+    );
     for (const pk of ['KEYS#1', 'KEYS#2', 'KEYS#3']) expect(await store.get({ pk, sk: 'S' })).toBeUndefined();
   });
 
@@ -426,7 +457,7 @@ describe.each([
     expect(await store.get(key)).toBeUndefined();
   });
 
-  it('refuses a cursor that is not one of this query\'s as DynamoDB does (unlike an unreadable one, which is core\'s ValidationError)', async () => {
+  it("refuses a cursor that is not one of this query's as DynamoDB does (unlike an unreadable one, which is core's ValidationError)", async () => {
     await store.batchPut(['a', 'b', 'c'].map((sk) => ({ pk: 'CUR', sk })));
     const page = await store.query({ pk: 'CUR', limit: 1 });
     await refused(store.query({ pk: 'CUR-other', cursor: page.cursor }));
@@ -462,7 +493,10 @@ describe.each([
   });
 
   it('refuses a batch of 25 that names one key twice, and writes the other batches', async () => {
-    const items: { pk: string; sk: string; v?: number }[] = Array.from({ length: 30 }, (_, i) => ({ pk: 'DUP', sk: String(i).padStart(2, '0') }));
+    const items: { pk: string; sk: string; v?: number }[] = Array.from({ length: 30 }, (_, i) => ({
+      pk: 'DUP',
+      sk: String(i).padStart(2, '0'),
+    }));
     items[27] = { ...items[26]!, v: 2 };
     const err = await store.batchPut(items).catch((e: unknown) => e);
     expect((err as Error).name).toBe('ValidationException');
@@ -503,13 +537,18 @@ describe('DynamoStore on DynamoDB Local, faults', () => {
     const conflicted = new DynamoStore(faulty, (store as unknown as { table: string }).table);
     try {
       const key = { pk: 'CONFLICT#1', sk: 'C' };
-      await conflicted.transact([{ put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } }, { update: key, change: { add: { n: 1 } } }]);
+      await conflicted.transact([
+        { put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } },
+        { update: key, change: { add: { n: 1 } } },
+      ]);
       expect(tokens).toHaveLength(3);
       expect(new Set(tokens).size).toBe(1);
       expect((await store.get(key))?.n).toBe(1);
       // A condition that fails is not a conflict: it is reported at once, not tried again.
       tokens.length = 0;
-      await expect(conflicted.transact([{ put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } }])).rejects.toBeInstanceOf(TransactionFailedError);
+      await expect(conflicted.transact([{ put: { pk: 'CONFLICT#2', sk: 'C' }, if: { itemExists: false } }])).rejects.toBeInstanceOf(
+        TransactionFailedError,
+      );
       expect(tokens).toHaveLength(1);
     } finally {
       faulty.destroy();

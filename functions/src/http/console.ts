@@ -30,6 +30,10 @@ export const handler = httpHandler({
     // Own names only: `constructor` or `__proto__` must not find Object.prototype's.
     const file = Object.hasOwn(files, params.file ?? '') ? files[params.file!] : undefined;
     if (!file) throw new NotFoundError('There is no such file in the console.');
-    return { status: 200, text: file.body, headers: { ...HEADERS, 'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable' } };
+    return {
+      status: 200,
+      text: file.body,
+      headers: { ...HEADERS, 'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable' },
+    };
   },
 });

@@ -6,7 +6,8 @@ import { httpHandler } from '../lib/middleware.ts';
 import committed from '../../../docs/openapi.json' with { type: 'json' };
 
 /** GET /v1/openapi.json: the committed document, with this installation as its server when it has an address (PUBLIC_BASE_URL). */
-export const openApiAnswer = (publicBaseUrl?: string): unknown => (publicBaseUrl ? { ...committed, servers: [{ url: publicBaseUrl }] } : committed);
+export const openApiAnswer = (publicBaseUrl?: string): unknown =>
+  publicBaseUrl ? { ...committed, servers: [{ url: publicBaseUrl }] } : committed;
 
 /** API Gateway's `$default` route: every unknown path gets a `{ error }` body, and removed routes get 410. */
 export const handler = httpHandler({

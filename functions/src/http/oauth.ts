@@ -18,12 +18,20 @@ const answer = (status: number, title: string, sentence: string): HttpResult => 
 export const handler = httpHandler({
   'GET /v1/oauth/{provider}/authorize': async ({ deps, params, query }) => ({
     status: 302,
-    headers: { location: await authorize(deps, params.provider ?? '', query), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+    headers: {
+      location: await authorize(deps, params.provider ?? '', query),
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    },
   }),
   'GET /v1/oauth/{provider}/callback': async ({ deps, params, query }) => {
     try {
       const { email } = await callback(deps, params.provider ?? '', query);
-      return answer(200, 'Mailbox connected', `${email} is connected. The engine can now send from it and read its replies. You can close this page.`);
+      return answer(
+        200,
+        'Mailbox connected',
+        `${email} is connected. The engine can now send from it and read its replies. You can close this page.`,
+      );
     } catch (err) {
       // Every refusal is a page in plain words; nothing was changed. Faults stay faults (a 500 and the log).
       if (err instanceof EngineError && err.code !== 'UNAVAILABLE' && err.code !== 'SECRET_UNREADABLE') {

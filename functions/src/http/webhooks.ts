@@ -8,5 +8,8 @@ export const handler = httpHandler({
     await webhooks.remove(deps, params.id);
     return { status: 204 };
   },
-  'GET /v1/webhooks/{id}/deliveries': async ({ deps, params, query }) => ({ status: 200, body: await webhooks.deliveries(deps, params.id, query) }),
+  'GET /v1/webhooks/{id}/deliveries': async ({ deps, params, query }) => ({
+    status: 200,
+    body: await webhooks.deliveries(deps, params.id, query),
+  }),
 });

@@ -72,7 +72,8 @@ const PORTS: Record<KitName, (keyof Deps)[]> = {
 
 /** Every port a kit fills, with the kits that fill it. */
 const KITS_OF = new Map<keyof Deps, KitName[]>();
-for (const [kit, ports] of Object.entries(PORTS) as [KitName, (keyof Deps)[]][]) for (const port of ports) KITS_OF.set(port, [...(KITS_OF.get(port) ?? []), kit]);
+for (const [kit, ports] of Object.entries(PORTS) as [KitName, (keyof Deps)[]][])
+  for (const port of ports) KITS_OF.set(port, [...(KITS_OF.get(port) ?? []), kit]);
 
 /** A port the function was built without: any use says which kit its handler must name. */
 function unavailable(port: string, what: string): never {
@@ -89,7 +90,10 @@ function unavailable(port: string, what: string): never {
  */
 export function buildDeps(p: Platform, kits: readonly Kit[], env: NodeJS.ProcessEnv = {}): Deps {
   const made: Partial<Deps> = Object.assign({}, ...kits.map((k) => k.make({ ...p, env })));
-  const missing = [...KITS_OF].map(([port, by]) => [port, unavailable(port, `its handler names no ${by.join(' or ')} kit (functions/src/lib/kits)`)]);
+  const missing = [...KITS_OF].map(([port, by]) => [
+    port,
+    unavailable(port, `its handler names no ${by.join(' or ')} kit (functions/src/lib/kits)`),
+  ]);
   return {
     ...Object.fromEntries(missing),
     ...made,
@@ -130,16 +134,26 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
   const openable = new Set<string>([INSTALL_SECRET_PURPOSE, ...(def.opens ?? [])]);
   // As KMS holds the role to installSecrets by the context's name: an installation secret not listed is refused.
   const unlisted = (context: Record<string, string>) =>
-    context.purpose === INSTALL_SECRET_PURPOSE && def.installSecrets !== undefined && !(def.installSecrets as string[]).includes(context.name ?? '');
+    context.purpose === INSTALL_SECRET_PURPOSE &&
+    def.installSecrets !== undefined &&
+    !(def.installSecrets as string[]).includes(context.name ?? '');
   const keys: KeyProvider = {
     generateDataKey: (context) =>
       sealable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.generateDataKey(context)
-        : Promise.reject(new Error(`The ${name} function may not seal a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
+        : Promise.reject(
+            new Error(
+              `The ${name} function may not seal a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`,
+            ),
+          ),
     decryptDataKey: (ciphertext, context) =>
       openable.has(context.purpose ?? '') && !unlisted(context)
         ? deps.keys.decryptDataKey(ciphertext, context)
-        : Promise.reject(new Error(`The ${name} function may not open a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`)),
+        : Promise.reject(
+            new Error(
+              `The ${name} function may not open a ${context.purpose} secret${context.name ? ` named ${context.name}` : ''}: its manifest entry does not list it.`,
+            ),
+          ),
   };
   view = { ...deps, keys };
   for (const [port, by] of KITS_OF) {
@@ -147,7 +161,8 @@ export function restrictTo(deps: Deps, name: string, def: FunctionDef): Deps {
     Object.assign(view, { [port]: unavailable(port, `the ${name} function's manifest entry names no ${by.join(' or ')} kit`) });
   }
   if (!def.enqueues) view.queue = unavailable('queue', `the ${name} function's manifest entry does not say it enqueues`);
-  if (def.consumes !== 'webhooks') view.webhookQueue = unavailable('webhookQueue', `the ${name} function does not consume the webhooks queue`);
+  if (def.consumes !== 'webhooks')
+    view.webhookQueue = unavailable('webhookQueue', `the ${name} function does not consume the webhooks queue`);
   byName.set(name, view);
   return view;
 }
@@ -174,7 +189,11 @@ export function lambda<E, R>(run: (event: E, context?: Partial<Context>) => Prom
   return Object.assign(handler, { kits: kits.map((k) => k.name) });
 }
 
-export function inInvocation<T>(context: Partial<Pick<Context, 'awsRequestId' | 'functionName'>> | undefined, fn: () => T, kits: readonly Kit[] = []): T {
+export function inInvocation<T>(
+  context: Partial<Pick<Context, 'awsRequestId' | 'functionName'>> | undefined,
+  fn: () => T,
+  kits: readonly Kit[] = [],
+): T {
   const fields = { awsRequestId: context?.awsRequestId, coldStart, functionName: context?.functionName };
   coldStart = false;
   return invocation.run({ fields, kits }, fn);
@@ -216,8 +235,12 @@ export function fromLambdaEnvironment(env: NodeJS.ProcessEnv, kits: readonly Kit
     {
       store: new DynamoStore(new DynamoDBClient({}), parsed.data.TABLE_NAME),
       keys: new KmsKeyProvider({ client: new KMSClient({}), keyId: parsed.data.KMS_KEY_ID }),
-      queue: queueUrl ? new SqsSendQueue({ client: new SQSClient({}), queueUrl }) : unavailable('queue', 'QUEUE_URL_SEND is not set for this function'),
-      ...(parsed.data.QUEUE_URL_WEBHOOKS ? { webhookQueue: new SqsWebhookQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_WEBHOOKS }) } : {}),
+      queue: queueUrl
+        ? new SqsSendQueue({ client: new SQSClient({}), queueUrl })
+        : unavailable('queue', 'QUEUE_URL_SEND is not set for this function'),
+      ...(parsed.data.QUEUE_URL_WEBHOOKS
+        ? { webhookQueue: new SqsWebhookQueue({ client: new SQSClient({}), queueUrl: parsed.data.QUEUE_URL_WEBHOOKS }) }
+        : {}),
       clock: systemClock,
       wallClock: systemClock,
       log: createLogger((line) => jsonSink({ ...line, ...invocation.getStore()?.fields }), {}, shared.logLevel),

@@ -115,13 +115,18 @@ function engine(): middy.MiddlewareObj<Event, Result, Error, Context, Internal> 
       // Ids are short; a long one names nothing (and the table would refuse it as a key, a fault instead of a 404).
       for (const [name, value] of Object.entries(req.event.pathParameters ?? {})) {
         // An unsubscribe token is checked by its signature and answered with the page, whatever its length.
-        if (name !== 'token' && Buffer.byteLength(value ?? '') > MAX_PATH_PARAM_BYTES) throw new NotFoundError(`There is no ${name} that long: ids are at most ${MAX_PATH_PARAM_BYTES} bytes.`);
+        if (name !== 'token' && Buffer.byteLength(value ?? '') > MAX_PATH_PARAM_BYTES)
+          throw new NotFoundError(`There is no ${name} that long: ids are at most ${MAX_PATH_PARAM_BYTES} bytes.`);
       }
       // Before the rate limit: a request refused for its content type is no attempt (a web page's text/plain post to the
       // login must not spend the owner's attempts), and it costs no store request.
       if (route?.jsonOnly) {
-        const type = String(req.event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== 'application/json') throw new UnsupportedMediaTypeError('This route takes a JSON body only: send it with Content-Type: application/json.');
+        const type = String(req.event.headers?.['content-type'] ?? '')
+          .split(';')[0]!
+          .trim()
+          .toLowerCase();
+        if (type !== 'application/json')
+          throw new UnsupportedMediaTypeError('This route takes a JSON body only: send it with Content-Type: application/json.');
       }
       if (deps.config.rateLimits) {
         const bucket = route?.rate ?? 'global';

@@ -89,7 +89,11 @@ describe('parseMultipart', () => {
     const form = new FormData();
     form.append('file', new Blob([bytes]), 'blob.bin');
     const real = await viaFormData(form);
-    const again = parseMultipart({ headers: { 'content-type': real.contentType }, body: real.body.toString('base64'), isBase64Encoded: true });
+    const again = parseMultipart({
+      headers: { 'content-type': real.contentType },
+      body: real.body.toString('base64'),
+      isBase64Encoded: true,
+    });
     expect(again.files.file?.data.equals(bytes)).toBe(true);
   });
 

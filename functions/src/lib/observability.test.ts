@@ -17,7 +17,13 @@ const event = (routeKey: string, path: string): APIGatewayProxyEventV2 =>
 
 const context = { awsRequestId: 'lambda-req-1', functionName: 'fallback', getRemainingTimeInMillis: () => 29_000 } as unknown as Context;
 
-const lambdaEnv = { TABLE_NAME: 't', KMS_KEY_ID: 'k', QUEUE_URL_SEND: 'https://sqs.example/q', UPLOADS_BUCKET: 'b', AWS_REGION: 'eu-west-1' };
+const lambdaEnv = {
+  TABLE_NAME: 't',
+  KMS_KEY_ID: 'k',
+  QUEUE_URL_SEND: 'https://sqs.example/q',
+  UPLOADS_BUCKET: 'b',
+  AWS_REGION: 'eu-west-1',
+};
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -31,14 +31,27 @@ describe('the sender on Lambda', () => {
   it('hands records back untouched, straight onto the queue, when too little time is left', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello.', mailboxIds: [box.id] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@sender.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Hello.',
+      mailboxIds: [box.id],
+    });
     const lead = await created(leads.create, deps, { campaignId: c.id, email: 'a@client.com' });
     await campaigns.launch(deps, c.id);
     const id = jobId(lead.id, 0);
     await deps.store.update(jobKey(id), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });
     const job = await getJob(deps, id);
-    const event = { Records: [{ messageId: 'm1', body: JSON.stringify({ jobId: id, ref: refOf(job!) }), attributes: {} }] } as unknown as SQSEvent;
+    const event = {
+      Records: [{ messageId: 'm1', body: JSON.stringify({ jobId: id, ref: refOf(job!) }), attributes: {} }],
+    } as unknown as SQSEvent;
 
     const out = await withDeps(deps, () => handler(event, context(SMTP_BUDGET_MS - 1)));
     expect(out.batchItemFailures).toEqual([]);

@@ -43,7 +43,8 @@ async function run(event: SQSEvent, context?: Partial<Context>): Promise<SQSBatc
       // Not queued again: the messages come back after their visibility timeout instead.
       deps.log.warn('could not hand jobs back to the queue', { count: handedBack.length, err });
       const ids = new Set(handedBack.map((m) => m.jobId));
-      for (const r of event.Records) if (ids.has((JSON.parse(r.body) as QueueMessage).jobId)) batchItemFailures.push({ itemIdentifier: r.messageId });
+      for (const r of event.Records)
+        if (ids.has((JSON.parse(r.body) as QueueMessage).jobId)) batchItemFailures.push({ itemIdentifier: r.messageId });
     }
   }
   return { batchItemFailures };

@@ -23,7 +23,8 @@ async function run(event: SQSEvent | ScheduleEvent): Promise<SQSBatchResponse | 
     // failure is logged and the sweep goes on: the events of every other fact must not wait on it.
     try {
       const announced = await finishPauseAnnouncement(deps);
-      if (announced !== 'none') deps.log.warn('webhooks: a queue pause cut short was announced again', { allWritten: announced === 'written' });
+      if (announced !== 'none')
+        deps.log.warn('webhooks: a queue pause cut short was announced again', { allWritten: announced === 'written' });
     } catch (err) {
       deps.log.error('webhooks: a queue pause cut short could not be announced yet', { err });
     }

@@ -75,7 +75,6 @@ class Expr {
   }
 }
 
-
 /**
  * The Store port over one DynamoDB table, through lib-dynamodb. The same code
  * runs against AWS and against DynamoDB Local; only the client's endpoint differs.
@@ -83,7 +82,10 @@ class Expr {
 export class DynamoStore implements Store {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly table: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly table: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });
@@ -99,9 +101,7 @@ export class DynamoStore implements Store {
   async put(item: Item, opts: { if?: Condition } = {}): Promise<void> {
     const e = new Expr();
     const ConditionExpression = opts.if ? e.condition(opts.if) : undefined;
-    await this.guard(() =>
-      this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression, ...e.params() })),
-    );
+    await this.guard(() => this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression, ...e.params() })));
   }
 
   async update(key: Key, change: Update): Promise<Item> {
@@ -172,7 +172,14 @@ export class DynamoStore implements Store {
     let start: Record<string, unknown> | undefined;
     do {
       const out = await this.doc.send(
-        new QueryCommand({ TableName: this.table, IndexName: q.index, KeyConditionExpression, Select: 'COUNT', ExclusiveStartKey: start, ...e.params() }),
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: q.index,
+          KeyConditionExpression,
+          Select: 'COUNT',
+          ExclusiveStartKey: start,
+          ...e.params(),
+        }),
       );
       total += out.Count ?? 0;
       start = out.LastEvaluatedKey;

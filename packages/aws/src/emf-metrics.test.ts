@@ -9,12 +9,20 @@ describe('metrics on AWS (CloudWatch embedded metric format)', () => {
     metrics.count('LeadsImported', 250);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       {
-        _aws: { Timestamp: 1_764_000_000_000, CloudWatchMetrics: [{ Namespace: 'Outbound', Dimensions: [['Installation']], Metrics: [{ Name: 'EmailsSent', Unit: 'Count' }] }] },
+        _aws: {
+          Timestamp: 1_764_000_000_000,
+          CloudWatchMetrics: [{ Namespace: 'Outbound', Dimensions: [['Installation']], Metrics: [{ Name: 'EmailsSent', Unit: 'Count' }] }],
+        },
         Installation: 'outbound-production-Table',
         EmailsSent: 1,
       },
       {
-        _aws: { Timestamp: 1_764_000_000_000, CloudWatchMetrics: [{ Namespace: 'Outbound', Dimensions: [['Installation']], Metrics: [{ Name: 'LeadsImported', Unit: 'Count' }] }] },
+        _aws: {
+          Timestamp: 1_764_000_000_000,
+          CloudWatchMetrics: [
+            { Namespace: 'Outbound', Dimensions: [['Installation']], Metrics: [{ Name: 'LeadsImported', Unit: 'Count' }] },
+          ],
+        },
         Installation: 'outbound-production-Table',
         LeadsImported: 250,
       },

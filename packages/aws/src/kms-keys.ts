@@ -23,9 +23,7 @@ export class KmsKeyProvider implements KeyProvider {
   }
 
   async generateDataKey(context: EncryptionContext): Promise<DataKey> {
-    const out = await this.client.send(
-      new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: context }),
-    );
+    const out = await this.client.send(new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: context }));
     if (!out.Plaintext || !out.CiphertextBlob) {
       throw new Error('KMS GenerateDataKey returned no key material.');
     }
@@ -35,9 +33,7 @@ export class KmsKeyProvider implements KeyProvider {
   async decryptDataKey(ciphertext: Uint8Array, context: EncryptionContext): Promise<Uint8Array> {
     try {
       // KeyId is passed so KMS refuses a blob made under any other key.
-      const out = await this.client.send(
-        new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: ciphertext, EncryptionContext: context }),
-      );
+      const out = await this.client.send(new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: ciphertext, EncryptionContext: context }));
       if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext.');
       return out.Plaintext;
     } catch (err) {

@@ -49,7 +49,11 @@ export class SqsSendQueue implements SendQueue {
       if (delay > MAX_DELAY_SECONDS) {
         throw new Error(`job ${m.jobId} is due in ${delay} s of wall time; SQS delays at most ${MAX_DELAY_SECONDS} s`);
       }
-      return { jobId: m.jobId, delay, body: { jobId: m.jobId, ...(m.ref ? { ref: m.ref } : {}), ...(m.accepted ? { accepted: m.accepted } : {}) } };
+      return {
+        jobId: m.jobId,
+        delay,
+        body: { jobId: m.jobId, ...(m.ref ? { ref: m.ref } : {}), ...(m.accepted ? { accepted: m.accepted } : {}) },
+      };
     });
 
     const failures: EnqueueFailedError['failures'] = [];
@@ -95,7 +99,8 @@ export class SqsWebhookQueue implements WebhookQueue {
           })),
         }),
       );
-      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} delivery message(s): ${out.Failed.map((f) => f.Code ?? 'unknown').join(', ')}`);
+      if (out.Failed?.length)
+        throw new Error(`SQS refused ${out.Failed.length} delivery message(s): ${out.Failed.map((f) => f.Code ?? 'unknown').join(', ')}`);
     }
   }
 }

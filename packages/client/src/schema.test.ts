@@ -8,7 +8,10 @@ describe('the client’s types (schema.ts)', () => {
   it('are what openapi-typescript makes from docs/openapi.json now (run `npm run client` after changing the API)', async () => {
     const document = readFileSync(OPENAPI_FILE, 'utf8');
     const fresh = await schemaSource(document);
-    expect(readFileSync(SCHEMA_FILE, 'utf8') === fresh, 'packages/client/src/schema.ts is out of date: run `npm run client` and commit it').toBe(true);
+    expect(
+      readFileSync(SCHEMA_FILE, 'utf8') === fresh,
+      'packages/client/src/schema.ts is out of date: run `npm run client` and commit it',
+    ).toBe(true);
     // The check can tell: a document with a route more makes other types.
     const more = JSON.parse(document) as { paths: Record<string, unknown> };
     more.paths['/v1/example'] = { get: { operationId: 'getExample', responses: { '204': { description: 'Done' } } } };
@@ -19,7 +22,8 @@ describe('the client’s types (schema.ts)', () => {
 
   it('name each operation by its readable id', () => {
     const text = readFileSync(SCHEMA_FILE, 'utf8');
-    for (const id of ['listCampaigns', 'createMailbox', 'launchCampaign', 'getConversation', 'sendMessage']) expect(text).toContain(`    ${id}: {`);
+    for (const id of ['listCampaigns', 'createMailbox', 'launchCampaign', 'getConversation', 'sendMessage'])
+      expect(text).toContain(`    ${id}: {`);
     expect(text).not.toMatch(/operations\["\w+_(get|post|patch|delete|put)_/);
   });
 });
@@ -32,7 +36,13 @@ describe('the client', () => {
     expect(out.outputFiles[0]!.text).toContain('Bearer');
     // The check can fail: a Node import does not bundle for a browser.
     await expect(
-      build({ stdin: { contents: "import { readFileSync } from 'node:fs'; console.log(readFileSync);", resolveDir: dirOf(entry) }, bundle: true, platform: 'browser', write: false, logLevel: 'silent' }),
+      build({
+        stdin: { contents: "import { readFileSync } from 'node:fs'; console.log(readFileSync);", resolveDir: dirOf(entry) },
+        bundle: true,
+        platform: 'browser',
+        write: false,
+        logLevel: 'silent',
+      }),
     ).rejects.toThrow();
   });
 });

@@ -13,7 +13,9 @@ describe('the console build', () => {
     expect(assets.html).toContain(`src="/console/${name}"`);
     expect(assets.firstLoadGzipBytes).toBe(gzipSync(script.body, { level: 9 }).length);
     expect(assets.firstLoadGzipBytes).toBeLessThan(FIRST_LOAD_BUDGET_BYTES);
-    console.log(`console first load: ${(assets.firstLoadGzipBytes / 1024).toFixed(1)} KiB gzip (${(script.body.length / 1024).toFixed(1)} KiB minified)`);
+    console.log(
+      `console first load: ${(assets.firstLoadGzipBytes / 1024).toFixed(1)} KiB gzip (${(script.body.length / 1024).toFixed(1)} KiB minified)`,
+    );
   });
 
   it('names every file by its content and puts no script or style inline in the page', async () => {
@@ -29,7 +31,9 @@ describe('the console build', () => {
     expect(sources.length).toBeGreaterThan(5);
     for (const file of sources) {
       const text = await readFile(join(dir, file), 'utf8');
-      expect(text, file).not.toMatch(/dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
+      expect(text, file).not.toMatch(
+        /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/,
+      );
     }
   });
 });

@@ -30,7 +30,8 @@ export const FIRST_LOAD_BUDGET_BYTES = 200 * 1024;
 
 /** A small icon of its own, so the browser's request for one finds it (and asks no other host). */
 const ICON = 'icon-1.svg';
-const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cd5"/><path d="M3 5l5 4 5-4v7H3z" fill="#fff"/></svg>';
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cd5"/><path d="M3 5l5 4 5-4v7H3z" fill="#fff"/></svg>';
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 

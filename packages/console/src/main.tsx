@@ -45,7 +45,9 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     e.preventDefault();
     setBusy(true);
     setError('');
-    const { data, error: refused } = await api.POST('/v1/auth/login', { body: { email, password } }).catch(() => ({ data: undefined, error: undefined }));
+    const { data, error: refused } = await api
+      .POST('/v1/auth/login', { body: { email, password } })
+      .catch(() => ({ data: undefined, error: undefined }));
     setBusy(false);
     if (data?.token) {
       session.set(data.token);
@@ -57,11 +59,31 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <form class="card" onSubmit={submit}>
         <h1>Sign in to Outbound</h1>
         <label for="signin-email">Email</label>
-        <input id="signin-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <input
+          id="signin-email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <label for="signin-password">Password</label>
-        <input id="signin-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-        {error && <p class="error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>Sign in</button>
+        <input
+          id="signin-password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
       </form>
     </main>
   );
@@ -72,12 +94,14 @@ function App() {
   const path = useRoute();
   // A token the engine no longer takes (expired, a password reset) signs the tab out.
   useEffect(() => {
-    const mw = { onResponse({ response }: { response: Response }) {
-      if (response.status === 401 && session.token()) {
-        session.clear();
-        setSignedIn(false);
-      }
-    } };
+    const mw = {
+      onResponse({ response }: { response: Response }) {
+        if (response.status === 401 && session.token()) {
+          session.clear();
+          setSignedIn(false);
+        }
+      },
+    };
     api.use(mw);
     return () => api.eject(mw);
   }, []);
@@ -97,12 +121,16 @@ function App() {
           <ul>
             {SCREENS.map(([key, label]) => (
               <li key={key}>
-                <a href={`#/${key}`} aria-current={key === screen[0] ? 'page' : undefined}>{label}</a>
+                <a href={`#/${key}`} aria-current={key === screen[0] ? 'page' : undefined}>
+                  {label}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
-        <button type="button" class="quiet out" onClick={signOut}>Sign out</button>
+        <button type="button" class="quiet out" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       <main>
         <Screen path={rest} />

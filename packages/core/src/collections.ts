@@ -21,7 +21,10 @@ type Storage<H extends string> = StorageAttribute | `sealed${string}` | H;
 export type PublicFields<T, H extends string = never> = { [K in keyof T as K extends Storage<H> ? never : K]: T[K] };
 
 /** Drops the storage attributes (keys, index keys, sealed secrets) from an item before it leaves core. */
-export function publicFields<T extends Record<string, unknown>, H extends string = never>(item: T, hidden: readonly H[] = []): PublicFields<T, H> {
+export function publicFields<T extends Record<string, unknown>, H extends string = never>(
+  item: T,
+  hidden: readonly H[] = [],
+): PublicFields<T, H> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) {
     if (isStorageAttribute(k) || k.startsWith('sealed') || (hidden as readonly string[]).includes(k)) continue;
@@ -31,7 +34,11 @@ export function publicFields<T extends Record<string, unknown>, H extends string
 }
 
 /** Runs `work` on every item, at most `concurrency` at once (slow servers must not make a tick outlast its Lambda). */
-export async function eachLimited<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

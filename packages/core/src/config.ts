@@ -43,7 +43,12 @@ export function sharedSettingsFromEnv(env: Record<string, string | undefined>): 
   if (!parsed.success) throw new Error(`Configuration: ${describeIssue(parsed.error)}`);
   const e = parsed.data;
   return {
-    config: { publicBaseUrl: e.PUBLIC_BASE_URL, rateLimits: e.RATE_LIMITS === 'on', dnsServers: e.DNS_SERVERS, oauth: oauthAppsFromEnv(env) },
+    config: {
+      publicBaseUrl: e.PUBLIC_BASE_URL,
+      rateLimits: e.RATE_LIMITS === 'on',
+      dnsServers: e.DNS_SERVERS,
+      oauth: oauthAppsFromEnv(env),
+    },
     openaiBaseUrl: e.OPENAI_BASE_URL,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
     logLevel: e.LOG_LEVEL,

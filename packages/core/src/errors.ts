@@ -56,7 +56,11 @@ export class UnauthorizedError extends EngineError {
 
 /** Too many requests or a locked account; both carry retryAfterMs. */
 export class RetryLaterError extends EngineError {
-  constructor(code: 'LOCKED' | 'RATE_LIMITED', message: string, readonly retryAfterMs: number) {
+  constructor(
+    code: 'LOCKED' | 'RATE_LIMITED',
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
     super(code, message, { retryAfterMs });
   }
 }
@@ -77,14 +81,20 @@ export class SecretUnreadableError extends EngineError {
 
 /** A transaction was cancelled; `failed` holds the indexes whose condition did not hold. */
 export class TransactionFailedError extends ConditionFailedError {
-  constructor(readonly failed: number[], options?: { cause?: unknown }) {
+  constructor(
+    readonly failed: number[],
+    options?: { cause?: unknown },
+  ) {
     super('A transaction did not go through because an item changed or already exists.', options);
   }
 }
 
 /** A send refused by a guardrail: never retried as it stands. */
 export class GuardrailError extends EngineError {
-  constructor(readonly rule: 'NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'SUPPRESSED' | 'LEAD_STOPPED', message: string) {
+  constructor(
+    readonly rule: 'NO_ADDRESS' | 'NO_UNSUBSCRIBE' | 'SUPPRESSED' | 'LEAD_STOPPED',
+    message: string,
+  ) {
     super('VALIDATION', message, { rule });
   }
 }

@@ -23,9 +23,7 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]));
   }
   return value;
 }
@@ -36,10 +34,12 @@ export const jsonSink: Sink = (line) => process.stdout.write(JSON.stringify(line
 
 export function createLogger(sink: Sink = jsonSink, base: Fields = {}, minLevel: Level = 'info'): Logger {
   const order: Level[] = ['debug', 'info', 'warn', 'error'];
-  const emit = (level: Level) => (msg: string, fields: Fields = {}) => {
-    if (order.indexOf(level) < order.indexOf(minLevel)) return;
-    sink({ time: new Date().toISOString(), level, msg, ...(redact({ ...base, ...fields }) as Fields) });
-  };
+  const emit =
+    (level: Level) =>
+    (msg: string, fields: Fields = {}) => {
+      if (order.indexOf(level) < order.indexOf(minLevel)) return;
+      sink({ time: new Date().toISOString(), level, msg, ...(redact({ ...base, ...fields }) as Fields) });
+    };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
 

@@ -18,9 +18,21 @@ export async function selfSignedCert(days = 7): Promise<{ key: string; cert: str
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
     await run('openssl', [
-      'req', '-x509', '-nodes', '-newkey', 'rsa:2048', '-days', String(days),
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout', keyPath, '-out', certPath,
+      'req',
+      '-x509',
+      '-nodes',
+      '-newkey',
+      'rsa:2048',
+      '-days',
+      String(days),
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
     ]);
     return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
   } finally {

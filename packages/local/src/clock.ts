@@ -20,7 +20,10 @@ interface Segment {
 export async function engineClock(dataDir: string, scale: number, wall: Clock): Promise<Clock> {
   if (scale === 1 || dataDir === 'memory') return scaledClock(scale, wall);
   const file = join(dataDir, 'clock.json');
-  const saved = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Segment, () => undefined);
+  const saved = await readFile(file, 'utf8').then(
+    (t) => JSON.parse(t) as Segment,
+    () => undefined,
+  );
   let segment = saved;
   if (!segment || segment.scale !== scale || !(segment.engineStart > 0)) {
     const now = wall.now();

@@ -36,7 +36,9 @@ describe('engineOptionsFromEnv', () => {
         servers: { smtp: { host: 'smtp.gmail.com', port: 587 }, imap: { host: '127.0.0.1', port: 1143 } },
       },
     });
-    expect(() => engineOptionsFromEnv({ GOOGLE_CLIENT_ID: 'gid', GOOGLE_CLIENT_SECRET: 's', GOOGLE_SMTP_PORT: 'x' })).toThrow(/GOOGLE_SMTP_PORT: must be a port/);
+    expect(() => engineOptionsFromEnv({ GOOGLE_CLIENT_ID: 'gid', GOOGLE_CLIENT_SECRET: 's', GOOGLE_SMTP_PORT: 'x' })).toThrow(
+      /GOOGLE_SMTP_PORT: must be a port/,
+    );
   });
 
   it('keeps an empty PUBLIC_BASE_URL: an installation without a domain for the unsubscribe page', () => {

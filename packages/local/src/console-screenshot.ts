@@ -22,23 +22,59 @@ async function main() {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
+      // Only what the script reads back: an id, or the sign-in's token.
+      return res.json() as Promise<{ id: string; token: string }>;
     };
     const { token } = await call('POST', '/v1/auth/login', ADMIN);
-    const domain = await call('POST', '/v1/domains', { domainName: 'acme-mail.com', mailingAddress: 'Acme Inc\n1 Main St\nSpringfield, IL 62701' }, token);
+    const domain = await call(
+      'POST',
+      '/v1/domains',
+      { domainName: 'acme-mail.com', mailingAddress: 'Acme Inc\n1 Main St\nSpringfield, IL 62701' },
+      token,
+    );
     // Reserved host names: the engine never reaches them, and a mailbox without IMAP is not signed in to.
-    const box = await call('POST', '/v1/mailboxes', { email: 'rita@acme-mail.com', domainId: domain.id, smtpHost: 'smtp.mail.test', smtpPort: 587, authPassword: 'app-password', senderName: 'Rita Ruiz', dailyCap: 30 }, token);
-    const spring = await call('POST', '/v1/campaigns', {
-      name: 'Spring outreach', aiPromptTemplate: '', subject: '{Quick|Short} question, {{firstName}}',
-      template: 'Hi {{firstName}},\n\nI noticed {{company}} is growing. Would a short call next week make sense?\n\n{{senderName}}',
-      mailboxIds: [box.id], steps: [{ waitDays: 3, body: 'Just bumping this, {{firstName}}.' }],
-      schedule: { timezone: 'America/New_York', start: '09:00', end: '17:00' },
-    }, token);
-    for (const [email, firstName, company] of [['ana@globex.com', 'Ana', 'Globex'], ['bo@initech.com', 'Bo', 'Initech'], ['cy@umbrella.com', 'Cy', 'Umbrella']]) {
+    const box = await call(
+      'POST',
+      '/v1/mailboxes',
+      {
+        email: 'rita@acme-mail.com',
+        domainId: domain.id,
+        smtpHost: 'smtp.mail.test',
+        smtpPort: 587,
+        authPassword: 'app-password',
+        senderName: 'Rita Ruiz',
+        dailyCap: 30,
+      },
+      token,
+    );
+    const spring = await call(
+      'POST',
+      '/v1/campaigns',
+      {
+        name: 'Spring outreach',
+        aiPromptTemplate: '',
+        subject: '{Quick|Short} question, {{firstName}}',
+        template: 'Hi {{firstName}},\n\nI noticed {{company}} is growing. Would a short call next week make sense?\n\n{{senderName}}',
+        mailboxIds: [box.id],
+        steps: [{ waitDays: 3, body: 'Just bumping this, {{firstName}}.' }],
+        schedule: { timezone: 'America/New_York', start: '09:00', end: '17:00' },
+      },
+      token,
+    );
+    for (const [email, firstName, company] of [
+      ['ana@globex.com', 'Ana', 'Globex'],
+      ['bo@initech.com', 'Bo', 'Initech'],
+      ['cy@umbrella.com', 'Cy', 'Umbrella'],
+    ]) {
       await call('POST', '/v1/leads', { campaignId: spring.id, email, firstName, company }, token);
     }
     await call('POST', `/v1/campaigns/${spring.id}/launch`, undefined, token);
-    await call('POST', '/v1/campaigns', { name: 'Autumn follow-up', aiPromptTemplate: '', subject: 'Hello {{firstName}}', template: '' }, token);
+    await call(
+      'POST',
+      '/v1/campaigns',
+      { name: 'Autumn follow-up', aiPromptTemplate: '', subject: 'Hello {{firstName}}', template: '' },
+      token,
+    );
 
     const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
     await page.goto(engine.url);

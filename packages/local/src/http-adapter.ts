@@ -47,7 +47,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
-function toEvent(req: IncomingMessage, body: Buffer, route: ResolvedRoute | undefined, pathParameters: Record<string, string>): APIGatewayProxyEventV2 {
+function toEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  route: ResolvedRoute | undefined,
+  pathParameters: Record<string, string>,
+): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
@@ -72,7 +77,13 @@ function toEvent(req: IncomingMessage, body: Buffer, route: ResolvedRoute | unde
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
-      http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId,
       routeKey,
       stage: '$default',
@@ -150,7 +161,11 @@ export function createHttpAdapter(
       // A browser on a DNS-rebinding page reaches 127.0.0.1 under the attacker's name: refused before anything is read.
       if (!hostAllowed(req.headers.host, opts.hostNames)) {
         res.writeHead(403, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'This engine answers requests addressed to its IP address, localhost or its PUBLIC_BASE_URL host only.' }));
+        res.end(
+          JSON.stringify({
+            error: 'This engine answers requests addressed to its IP address, localhost or its PUBLIC_BASE_URL host only.',
+          }),
+        );
         return;
       }
       if (beside && (await beside(req, res))) return;
@@ -167,7 +182,15 @@ export function createHttpAdapter(
       }
       const body = await readBody(req);
       if (body === 'too-large') {
-        send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'The request body is larger than 10 MB.' }) }, randomUUID());
+        send(
+          res,
+          {
+            statusCode: 413,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ error: 'The request body is larger than 10 MB.' }),
+          },
+          randomUUID(),
+        );
         return;
       }
       const event = toEvent(req, body, route, pathParameters);
@@ -179,7 +202,16 @@ export function createHttpAdapter(
     } catch (err) {
       // Handlers answer their own errors; reaching here is a bug in the adapter itself.
       console.error('local HTTP adapter failed', err);
-      if (!res.headersSent) send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Something went wrong on our side.' }) }, randomUUID());
+      if (!res.headersSent)
+        send(
+          res,
+          {
+            statusCode: 500,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ error: 'Something went wrong on our side.' }),
+          },
+          randomUUID(),
+        );
     } finally {
       inFlight--;
       if (inFlight === 0) idle?.();

@@ -23,7 +23,11 @@ const MAX_BODY_BYTES = 64 * 1024; // KMS plaintexts are at most 4 KiB; anything 
 
 /** An error KMS would return; `type` becomes `__type` and x-amzn-ErrorType. */
 class KmsError extends Error {
-  constructor(readonly type: string, message: string, readonly status = 400) {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -46,7 +50,9 @@ async function loadMasterKey(dataDir: string): Promise<Buffer> {
   // The key opens every stored secret: a copy other users can read is a leak waiting to happen, so the start stops.
   const { mode } = await stat(path);
   if (mode & 0o077) {
-    throw new Error(`Local KMS: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`);
+    throw new Error(
+      `Local KMS: ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}). Run \`chmod 600 ${path}\`, then start again.`,
+    );
   }
   const key = await readFile(path);
   if (key.length !== MASTER_KEY_BYTES) {
@@ -111,8 +117,7 @@ function makeOperations(master: Buffer, keyId: string) {
   return {
     GenerateDataKey(req: Request) {
       checkKeyId(req.KeyId, true);
-      const bytes =
-        req.KeySpec === 'AES_256' ? 32 : req.KeySpec === 'AES_128' ? 16 : req.KeySpec === undefined ? req.NumberOfBytes : NaN;
+      const bytes = req.KeySpec === 'AES_256' ? 32 : req.KeySpec === 'AES_128' ? 16 : req.KeySpec === undefined ? req.NumberOfBytes : NaN;
       if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 1 || bytes > 1024) {
         throw new KmsError('ValidationException', 'Give KeySpec AES_256 or AES_128, or NumberOfBytes from 1 to 1024.');
       }
@@ -180,12 +185,16 @@ export async function startLocalKms(opts: {
       try {
         const target = req.headers['x-amz-target'];
         const op = typeof target === 'string' && target.startsWith('TrentService.') ? target.slice(13) : undefined;
-        if (!hostAllowed(req.headers.host)) throw new KmsError('AccessDeniedException', 'This key service answers requests to 127.0.0.1 or localhost only.', 403);
+        if (!hostAllowed(req.headers.host))
+          throw new KmsError('AccessDeniedException', 'This key service answers requests to 127.0.0.1 or localhost only.', 403);
         const handler = req.method === 'POST' && op && Object.hasOwn(operations, op) ? operations[op] : undefined;
         if (!handler) throw new KmsError('UnknownOperationException', `Unsupported operation: ${String(target)}.`);
         const body = await readBody(req);
         if (!verifySigV4(req, body, credentials)) {
-          throw new KmsError('UnrecognizedClientException', 'The security token included in the request is invalid: this key service takes requests signed with the credentials made at its start.');
+          throw new KmsError(
+            'UnrecognizedClientException',
+            'The security token included in the request is invalid: this key service takes requests signed with the credentials made at its start.',
+          );
         }
         let input: unknown;
         try {

@@ -28,7 +28,8 @@ export function localBlobs(opts: { dir: string | 'memory'; baseUrl: () => string
     if (!/^[A-Za-z0-9/_.-]{1,200}$/.test(key) || key.includes('..')) throw new Error(`Not a blob key: ${key}`);
     return join(opts.dir, key.replaceAll('/', '__'));
   };
-  const sign = (key: string, bytes: number, expires: number) => createHmac('sha256', signingKey).update(`${key}\n${bytes}\n${expires}`).digest('base64url');
+  const sign = (key: string, bytes: number, expires: number) =>
+    createHmac('sha256', signingKey).update(`${key}\n${bytes}\n${expires}`).digest('base64url');
 
   const put = async (key: string, body: Buffer) => {
     if (opts.dir === 'memory') memory.set(key, Buffer.from(body));
@@ -57,7 +58,11 @@ export function localBlobs(opts: { dir: string | 'memory'; baseUrl: () => string
     async uploadTicket(key, { bytes, contentType, expiresInSeconds }): Promise<UploadTicket> {
       const expires = Date.now() + expiresInSeconds * 1000;
       const query = new URLSearchParams({ bytes: String(bytes), expires: String(expires), signature: sign(key, bytes, expires) });
-      return { url: `${opts.baseUrl()}${UPLOAD_PATH}${encodeURIComponent(key)}?${query}`, method: 'PUT', headers: { 'content-type': contentType } };
+      return {
+        url: `${opts.baseUrl()}${UPLOAD_PATH}${encodeURIComponent(key)}?${query}`,
+        method: 'PUT',
+        headers: { 'content-type': contentType },
+      };
     },
     async serveUpload(req, res) {
       const url = new URL(req.url ?? '/', 'http://local');

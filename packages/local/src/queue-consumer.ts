@@ -104,7 +104,11 @@ export function startQueueConsumer(opts: QueueConsumerOptions): QueueConsumer {
   }
 
   const pollers = Math.max(1, Math.trunc(opts.concurrency ?? 1));
-  const running = Promise.all(Array.from({ length: pollers }, () => run().catch((err: unknown) => log.error('queue consumer stopped unexpectedly', { queueUrl, err }))));
+  const running = Promise.all(
+    Array.from({ length: pollers }, () =>
+      run().catch((err: unknown) => log.error('queue consumer stopped unexpectedly', { queueUrl, err })),
+    ),
+  );
 
   return {
     async stop() {
@@ -130,10 +134,9 @@ interface QueueSource {
 }
 
 async function describeQueue(client: SQSClient, queueUrl: string, signal: AbortSignal): Promise<QueueSource> {
-  const out = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn', 'VisibilityTimeout'] }),
-    { abortSignal: signal },
-  );
+  const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn', 'VisibilityTimeout'] }), {
+    abortSignal: signal,
+  });
   const arn = out.Attributes?.QueueArn;
   if (!arn) throw new Error(`queue ${queueUrl} reported no QueueArn`);
   // arn:aws:sqs:<region>:<account>:<name>

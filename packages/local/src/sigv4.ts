@@ -17,10 +17,16 @@ const MAX_SKEW_MS = 15 * 60_000;
 /** RFC 3986 encoding as SigV4 wants it for each path segment and query part. */
 const uriEncode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-export function verifySigV4(req: IncomingMessage, body: Buffer, creds: { accessKeyId: string; secretAccessKey: string }, now = Date.now()): boolean {
-  const auth = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(
-    String(req.headers.authorization ?? ''),
-  );
+export function verifySigV4(
+  req: IncomingMessage,
+  body: Buffer,
+  creds: { accessKeyId: string; secretAccessKey: string },
+  now = Date.now(),
+): boolean {
+  const auth =
+    /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      String(req.headers.authorization ?? ''),
+    );
   if (!auth) return false;
   const [, keyId, day, region, service, signedHeaders, signature] = auth as unknown as string[];
   if (keyId !== creds.accessKeyId) return false;
@@ -32,8 +38,15 @@ export function verifySigV4(req: IncomingMessage, body: Buffer, creds: { accessK
   const names = signedHeaders!.split(';');
   if (!names.includes('host')) return false;
   const url = new URL(req.url ?? '/', 'http://local');
-  const path = url.pathname.split('/').map((seg) => uriEncode(decodeURIComponent(seg))).join('/') || '/';
-  const query = [...url.searchParams].map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`).sort().join('&');
+  const path =
+    url.pathname
+      .split('/')
+      .map((seg) => uriEncode(decodeURIComponent(seg)))
+      .join('/') || '/';
+  const query = [...url.searchParams]
+    .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
+    .sort()
+    .join('&');
   const headerLines = names.map((name) => {
     const value = req.headers[name];
     return `${name}:${(Array.isArray(value) ? value.join(',') : String(value ?? '')).trim().replace(/\s+/g, ' ')}\n`;

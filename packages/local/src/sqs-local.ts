@@ -20,7 +20,12 @@ export interface SqsLocal {
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 class Refused extends Error {
-  constructor(readonly status: number, readonly type: string, message: string, readonly fault: 'Sender' | 'Receiver' = 'Sender') {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly fault: 'Sender' | 'Receiver' = 'Sender',
+  ) {
     super(message);
   }
 }
@@ -40,11 +45,16 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 const refusedCredentials = () =>
-  new Refused(403, 'InvalidClientTokenId', 'The security token included in the request is invalid: this queue service takes requests signed with the credentials made at its start.');
+  new Refused(
+    403,
+    'InvalidClientTokenId',
+    'The security token included in the request is invalid: this queue service takes requests signed with the credentials made at its start.',
+  );
 
 /** What can be refused before reading a byte of the body: a foreign Host, a size over the limit, another key id. */
 function refuseEarly(req: IncomingMessage, accessKeyId: string): Refused | undefined {
-  if (!hostAllowed(req.headers.host)) return new Refused(403, 'AccessDenied', 'This queue service answers requests to 127.0.0.1 or localhost only.');
+  if (!hostAllowed(req.headers.host))
+    return new Refused(403, 'AccessDenied', 'This queue service answers requests to 127.0.0.1 or localhost only.');
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge();
   if (!String(req.headers.authorization ?? '').includes(`Credential=${accessKeyId}/`)) return refusedCredentials();
   return undefined;
@@ -116,12 +126,18 @@ export async function startSqsLocal(): Promise<SqsLocal> {
   // The SDK sets no request timeout. On Lambda a hung request ends with the invocation; here a queue consumer or a
   // schedule waiting on one would wait forever, so one never answered fails after 30 s (a long poll is 20 s at most)
   // and is tried again like any other failure.
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials, requestHandler: { requestTimeout: 30_000, connectionTimeout: 5_000 } });
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials,
+    requestHandler: { requestTimeout: 30_000, connectionTimeout: 5_000 },
+  });
   const urls: Record<string, string> = {};
   try {
     for (const [name, def] of Object.entries(queues)) {
       const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] })))
+        .Attributes!.QueueArn!;
       const q = await client.send(
         new CreateQueueCommand({
           QueueName: name,

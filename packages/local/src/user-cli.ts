@@ -72,7 +72,11 @@ async function addOnAws(table: string, region: string | undefined, email: string
       await client.send(new DescribeTableCommand({ TableName: table }));
     } catch (err) {
       const name = (err as Error).name;
-      if (name === 'ResourceNotFoundException') throw new Error(`there is no table ${table} in ${await client.config.region()}: deploy the stage first, or check --table and --region.`, { cause: err });
+      if (name === 'ResourceNotFoundException')
+        throw new Error(
+          `there is no table ${table} in ${await client.config.region()}: deploy the stage first, or check --table and --region.`,
+          { cause: err },
+        );
       throw new Error(`could not reach the table ${table} with your AWS credentials (${(err as Error).message}).`, { cause: err });
     }
     return (await users.upsert({ store: new DynamoStore(client, table), wallClock: systemClock }, { email, password })).created;
@@ -98,11 +102,14 @@ async function main() {
     const password = await askPassword();
     parse(users.UserInput, { email, password });
     const created = await addOnAws(table, region, email, password);
-    console.log(created ? `Created the engine user ${email.toLowerCase()} in ${table}.` : `Reset the password of ${email.toLowerCase()} in ${table}.`);
+    console.log(
+      created ? `Created the engine user ${email.toLowerCase()} in ${table}.` : `Reset the password of ${email.toLowerCase()} in ${table}.`,
+    );
     return;
   }
   const dataDir = resolve(process.env.DATA_DIR || '.data');
-  if (dataDir.endsWith('/memory')) throw new Error('DATA_DIR=memory keeps no users between runs: use ADMIN_EMAIL and ADMIN_PASSWORD instead.');
+  if (dataDir.endsWith('/memory'))
+    throw new Error('DATA_DIR=memory keeps no users between runs: use ADMIN_EMAIL and ADMIN_PASSWORD instead.');
   const password = await askPassword();
   parse(users.UserInput, { email, password }); // a clear message before any process starts
 
@@ -110,7 +117,9 @@ async function main() {
   const dynamoDir = join(dataDir, 'dynamodb');
   const dynamo = running ? undefined : await startDynamoLocal(dynamoDir);
   // The running engine's database is reached with the key kept in DATA_DIR, as the engine reaches it.
-  const client = running ? localDynamoClient(running.dynamoEndpoint, await dynamoCredentials(dynamoDir)) : localDynamoClient(dynamo!.endpoint, dynamo!.credentials);
+  const client = running
+    ? localDynamoClient(running.dynamoEndpoint, await dynamoCredentials(dynamoDir))
+    : localDynamoClient(dynamo!.endpoint, dynamo!.credentials);
   try {
     const tableName = running?.tableName ?? 'outbound';
     if (!running) await ensureTable(client, tableName);

@@ -115,7 +115,11 @@ export function aiWriter(opts: AiWriterOptions = {}): AiWriter {
       try {
         answer = req.provider === 'OPENAI' ? await openaiChoice(req) : await anthropicChoice(req);
       } catch (err) {
-        throw err instanceof AiWriteError ? err : err instanceof SyntaxError ? new AiWriteError(req.provider, 'the answer was not JSON') : describe(req.provider, err);
+        throw err instanceof AiWriteError
+          ? err
+          : err instanceof SyntaxError
+            ? new AiWriteError(req.provider, 'the answer was not JSON')
+            : describe(req.provider, err);
       }
       const choice = (answer as { choice?: unknown } | null)?.choice;
       if (typeof choice !== 'string' || !choice) throw new AiWriteError(req.provider, 'the answer named no choice');

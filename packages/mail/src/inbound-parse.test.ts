@@ -10,7 +10,18 @@ const at = Date.UTC(2026, 2, 3, 9);
 
 describe('parseInbound: what the rules read, from messages as servers write them', () => {
   it('a Postfix bounce: the delivery-status part apart from the text, and the returned headers', async () => {
-    const m = await parseInbound(7, at, fixtures.postfixBounce({ mailbox: BOX, recipient: 'gone@client.com', originalMessageId: SENT, originalSubject: 'Quick question', status: '5.1.1', action: 'failed' }));
+    const m = await parseInbound(
+      7,
+      at,
+      fixtures.postfixBounce({
+        mailbox: BOX,
+        recipient: 'gone@client.com',
+        originalMessageId: SENT,
+        originalSubject: 'Quick question',
+        status: '5.1.1',
+        action: 'failed',
+      }),
+    );
     expect(m).toMatchObject({ uid: 7, receivedAt: at, from: `mailer-daemon@mail.sender.com`, to: [BOX] });
     expect(m.headers['auto-submitted']).toBe('auto-replied');
     expect(m.report?.type).toBe('delivery-status');
@@ -23,39 +34,96 @@ describe('parseInbound: what the rules read, from messages as servers write them
   });
 
   it('an Exchange non-delivery report, failed and delayed: nested human part, message/rfc822 original', async () => {
-    const failed = await parseInbound(1, at, fixtures.exchangeBounce({ mailbox: BOX, recipient: 'nobody@client.com', originalMessageId: SENT, originalSubject: 'Hi', status: '5.1.10', action: 'failed' }));
+    const failed = await parseInbound(
+      1,
+      at,
+      fixtures.exchangeBounce({
+        mailbox: BOX,
+        recipient: 'nobody@client.com',
+        originalMessageId: SENT,
+        originalSubject: 'Hi',
+        status: '5.1.10',
+        action: 'failed',
+      }),
+    );
     expect(failed.report?.type).toBe('delivery-status');
     expect(failed.report?.original?.messageId).toBe(SENT);
     expect(parseDeliveryStatus(failed.report!.fields).map(isPermanentFailure)).toEqual([true]);
     expect(failed.inReplyTo).toEqual([SENT]);
-    const delayed = await parseInbound(2, at, fixtures.exchangeBounce({ mailbox: BOX, recipient: 'slow@client.com', originalMessageId: SENT, originalSubject: 'Hi', status: '4.4.7', action: 'delayed' }));
-    expect(parseDeliveryStatus(delayed.report!.fields)).toMatchObject([{ recipient: 'slow@client.com', action: 'delayed', status: '4.4.7' }]);
+    const delayed = await parseInbound(
+      2,
+      at,
+      fixtures.exchangeBounce({
+        mailbox: BOX,
+        recipient: 'slow@client.com',
+        originalMessageId: SENT,
+        originalSubject: 'Hi',
+        status: '4.4.7',
+        action: 'delayed',
+      }),
+    );
+    expect(parseDeliveryStatus(delayed.report!.fields)).toMatchObject([
+      { recipient: 'slow@client.com', action: 'delayed', status: '4.4.7' },
+    ]);
     expect(classify(delayed, BOX).kind).toBe('IGNORE');
   });
 
   it('an ARF complaint: the feedback-report fields and the original', async () => {
-    const m = await parseInbound(3, at, fixtures.arfComplaint({ mailbox: BOX, recipient: 'angry@client.com', originalMessageId: SENT, originalSubject: 'Hi' }));
+    const m = await parseInbound(
+      3,
+      at,
+      fixtures.arfComplaint({ mailbox: BOX, recipient: 'angry@client.com', originalMessageId: SENT, originalSubject: 'Hi' }),
+    );
     expect(m.report?.type).toBe('feedback-report');
     expect(parseFeedbackReport(m.report!.fields)).toMatchObject({ feedbackType: 'abuse', originalRcptTo: ['angry@client.com'] });
     expect(m.report?.original?.messageId).toBe(SENT);
   });
 
-  it.each(['exchange', 'gmail', 'x-autoreply', 'precedence', 'autorespond'] as const)('an out-of-office answer (%s) keeps its markers and its thread', async (style) => {
-    const m = await parseInbound(4, at, fixtures.outOfOffice({ mailbox: BOX, from: 'Bob@Client.com', inReplyTo: SENT, subject: 'Away', body: 'Back on 12 March.', style }));
-    expect(m.from).toBe('bob@client.com');
-    expect(m.inReplyTo).toEqual([SENT]);
-    expect(classify(m, BOX).kind).toBe('AUTO_REPLY');
-  });
+  it.each(['exchange', 'gmail', 'x-autoreply', 'precedence', 'autorespond'] as const)(
+    'an out-of-office answer (%s) keeps its markers and its thread',
+    async (style) => {
+      const m = await parseInbound(
+        4,
+        at,
+        fixtures.outOfOffice({ mailbox: BOX, from: 'Bob@Client.com', inReplyTo: SENT, subject: 'Away', body: 'Back on 12 March.', style }),
+      );
+      expect(m.from).toBe('bob@client.com');
+      expect(m.inReplyTo).toEqual([SENT]);
+      expect(classify(m, BOX).kind).toBe('AUTO_REPLY');
+    },
+  );
 
   it('a reply: folded References with several ids, a display name, the text part', async () => {
-    const m = await parseInbound(5, at, fixtures.reply({ mailbox: BOX, from: 'ann@client.com', fromName: 'Ann Client', subject: 'Re: Hi', body: 'Yes, Tuesday works.', inReplyTo: SENT, references: ['first@sender.com', SENT] }));
-    expect(m).toMatchObject({ from: 'ann@client.com', fromName: 'Ann Client', subject: 'Re: Hi', inReplyTo: [SENT], references: ['first@sender.com', SENT] });
+    const m = await parseInbound(
+      5,
+      at,
+      fixtures.reply({
+        mailbox: BOX,
+        from: 'ann@client.com',
+        fromName: 'Ann Client',
+        subject: 'Re: Hi',
+        body: 'Yes, Tuesday works.',
+        inReplyTo: SENT,
+        references: ['first@sender.com', SENT],
+      }),
+    );
+    expect(m).toMatchObject({
+      from: 'ann@client.com',
+      fromName: 'Ann Client',
+      subject: 'Re: Hi',
+      inReplyTo: [SENT],
+      references: ['first@sender.com', SENT],
+    });
     expect(m.text).toContain('Yes, Tuesday works.');
     expect(m.report).toBeUndefined();
   });
 
   it('HTML-only mail gives text, and garbage gives an empty message rather than an error', async () => {
-    const m = await parseInbound(6, at, fixtures.unrelated({ mailbox: BOX, from: 'news@vendor.com', subject: 'News', body: 'Our <b>November</b> news.' }));
+    const m = await parseInbound(
+      6,
+      at,
+      fixtures.unrelated({ mailbox: BOX, from: 'news@vendor.com', subject: 'News', body: 'Our <b>November</b> news.' }),
+    );
     expect(m.text).toContain('November');
     expect(m.headers['list-id']).toContain('news.vendor.com');
     const junk = await parseInbound(8, at, Buffer.from([0, 159, 146, 150, 10, 13, 10]));
@@ -65,27 +133,52 @@ describe('parseInbound: what the rules read, from messages as servers write them
 
 describe('parseInbound: the report parts and the returned original in every form', () => {
   it('a multipart/report without report-type, and a report part inside multipart/mixed, are still reports', async () => {
-    const bare = fixtures.postfixBounce({ mailbox: BOX, recipient: 'gone@client.com', originalMessageId: SENT, originalSubject: 'Hi', status: '5.1.1', action: 'failed' }).replace('report-type=delivery-status;', '');
+    const bare = fixtures
+      .postfixBounce({
+        mailbox: BOX,
+        recipient: 'gone@client.com',
+        originalMessageId: SENT,
+        originalSubject: 'Hi',
+        status: '5.1.1',
+        action: 'failed',
+      })
+      .replace('report-type=delivery-status;', '');
     expect((await parseInbound(1, at, bare)).report?.type).toBe('delivery-status');
     const mixed = bare.replace('multipart/report;', 'multipart/mixed;');
     const m = await parseInbound(1, at, mixed);
     expect(m.report?.type).toBe('delivery-status');
     expect(m.report?.original?.messageId).toBe(SENT);
-    expect(classify(m, BOX)).toMatchObject({ kind: 'BOUNCE', originalMessageId: SENT, recipients: [{ recipient: 'gone@client.com', reason: 'user-unknown', hard: true }] });
+    expect(classify(m, BOX)).toMatchObject({
+      kind: 'BOUNCE',
+      originalMessageId: SENT,
+      recipients: [{ recipient: 'gone@client.com', reason: 'user-unknown', hard: true }],
+    });
   });
 
   it('an original quoted in the text (qmail) is found, and the text before it is the notice', async () => {
-    const m = await parseInbound(1, at, fixtures.qmailBounce({ mailbox: BOX, recipient: 'gone@client.com', originalMessageId: SENT, originalSubject: 'Hi', inReplyTo: true }));
+    const m = await parseInbound(
+      1,
+      at,
+      fixtures.qmailBounce({ mailbox: BOX, recipient: 'gone@client.com', originalMessageId: SENT, originalSubject: 'Hi', inReplyTo: true }),
+    );
     expect(m.report).toBeUndefined();
     expect(m.original).toMatchObject({ messageId: SENT, to: ['gone@client.com'] });
     expect(m.bodyText).toContain('--- Below this line is a copy of the message.');
     // Verizon-style threading under the engine's own email does not make it a reply.
     expect(m.inReplyTo).toEqual([SENT]);
-    expect(classify(m, BOX)).toMatchObject({ kind: 'BOUNCE', originalMessageId: SENT, recipients: [{ recipient: 'gone@client.com', status: '5.1.1', action: 'failed', hard: true }] });
+    expect(classify(m, BOX)).toMatchObject({
+      kind: 'BOUNCE',
+      originalMessageId: SENT,
+      recipients: [{ recipient: 'gone@client.com', status: '5.1.1', action: 'failed', hard: true }],
+    });
   });
 
   it('a JMRP complaint keeps the attached original and its X-HmXmrOriginalRecipient', async () => {
-    const m = await parseInbound(1, at, fixtures.jmrpComplaint({ mailbox: BOX, recipient: 'Junker@Outlook.com', originalMessageId: SENT, originalSubject: 'Hi' }));
+    const m = await parseInbound(
+      1,
+      at,
+      fixtures.jmrpComplaint({ mailbox: BOX, recipient: 'Junker@Outlook.com', originalMessageId: SENT, originalSubject: 'Hi' }),
+    );
     expect(m.report).toBeUndefined();
     expect(m.original?.headers?.['x-hmxmroriginalrecipient']).toBe('<Junker@Outlook.com>');
     expect(classify(m, BOX)).toEqual({ kind: 'COMPLAINT', recipients: ['junker@outlook.com'], originalMessageId: SENT });
@@ -100,7 +193,8 @@ describe('parseInbound: the report parts and the returned original in every form
   });
 
   it('HTML-only mail: line breaks kept, style and script left out, entities decoded', async () => {
-    const raw = 'From: a@client.com\r\nTo: rita@sender.com\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Tom &amp; Jerry</p><div>back on 12&nbsp;March</div><script>x()</script></body></html>';
+    const raw =
+      'From: a@client.com\r\nTo: rita@sender.com\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Tom &amp; Jerry</p><div>back on 12&nbsp;March</div><script>x()</script></body></html>';
     const m = await parseInbound(1, at, raw);
     expect(m.text).not.toContain('color');
     expect(m.text).not.toContain('x()');
@@ -143,7 +237,11 @@ describe('parseInbound: hostile messages', () => {
     expect(m.inReplyTo).toEqual([]);
     expect(m.messageId).toBeUndefined();
     expect(m.references).toEqual(['r25@sender.com', 'r26@sender.com', 'r27@sender.com', 'r28@sender.com', 'r29@sender.com']);
-    const many = await parseInbound(1, at, `From: ann@client.com\r\nIn-Reply-To: <a@x.com> <b@x.com> <c@x.com> not-an-id <${'z'.repeat(256)}@x.com>\r\n\r\nHi`);
+    const many = await parseInbound(
+      1,
+      at,
+      `From: ann@client.com\r\nIn-Reply-To: <a@x.com> <b@x.com> <c@x.com> not-an-id <${'z'.repeat(256)}@x.com>\r\n\r\nHi`,
+    );
     expect(many.inReplyTo).toEqual(['a@x.com', 'b@x.com']);
   });
 
@@ -193,7 +291,11 @@ describe('parseInbound: hostile messages', () => {
       `Message-ID: <${'m'.repeat(200)}@sender.com>`,
       `Subject: ${'x'.repeat(30000)}`,
     ].join('\r\n');
-    const raw = `Return-Path: <>\r\nFrom: someone@client.com\r\nTo: ${BOX}\r\nSubject: Re: hi\r\nIn-Reply-To: <${'m'.repeat(200)}@sender.com>\r\n\r\n${body}`.slice(0, 256 * 1024);
+    const raw =
+      `Return-Path: <>\r\nFrom: someone@client.com\r\nTo: ${BOX}\r\nSubject: Re: hi\r\nIn-Reply-To: <${'m'.repeat(200)}@sender.com>\r\n\r\n${body}`.slice(
+        0,
+        256 * 1024,
+      );
     const once = async () => {
       const started = performance.now();
       classify(await parseInbound(1, at, raw), BOX);
@@ -213,9 +315,15 @@ describe('parseInbound: hostile messages', () => {
     ['nothing', ''],
     ['a header without a body', 'From: a@b.com'],
     ['a multipart without a boundary', 'Content-Type: multipart/mixed\r\n\r\n--x\r\n\r\nhi'],
-    ['a boundary never closed', 'Content-Type: multipart/report; boundary=z\r\n\r\n--z\r\nContent-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; a@b.com'],
+    [
+      'a boundary never closed',
+      'Content-Type: multipart/report; boundary=z\r\n\r\n--z\r\nContent-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; a@b.com',
+    ],
     ['broken base64 and charset', 'Content-Type: text/plain; charset=x-nonsense\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!***'],
-    ['a report part of JSON noise', 'Content-Type: multipart/report; boundary=z\r\n\r\n--z\r\nContent-Type: message/feedback-report\r\n\r\n{{{{\r\n--z--'],
+    [
+      'a report part of JSON noise',
+      'Content-Type: multipart/report; boundary=z\r\n\r\n--z\r\nContent-Type: message/feedback-report\r\n\r\n{{{{\r\n--z--',
+    ],
     ['an SNS body that is not JSON', 'Subject: AWS Notification Message\r\nx-amz-sns-message-id: 1\r\n\r\n{"notificationType": '],
     ['binary', Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 37) % 256))],
   ] as const)('never throws: %s', async (_, raw) => {

@@ -40,7 +40,11 @@ function addresses(value: AddressObject | AddressObject[] | undefined): { addres
   const list = Array.isArray(value) ? value : value ? [value] : [];
   return list
     .flatMap((o) => o.value)
-    .flatMap((a) => (a.address && a.address.length <= ADDRESS_MAX ? [{ address: a.address.toLowerCase(), ...(a.name ? { name: a.name.slice(0, 200) } : {}) }] : []))
+    .flatMap((a) =>
+      a.address && a.address.length <= ADDRESS_MAX
+        ? [{ address: a.address.toLowerCase(), ...(a.name ? { name: a.name.slice(0, 200) } : {}) }]
+        : [],
+    )
     .slice(0, TO_MAX);
 }
 
@@ -59,7 +63,10 @@ function contentType(value: string | undefined): { type: string; params: Record<
   for (const p of rest) {
     const eq = p.indexOf('=');
     if (eq <= 0) continue;
-    params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    params[p.slice(0, eq).trim().toLowerCase()] = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"|"$/g, '');
   }
   return { type: head.trim().toLowerCase() || 'text/plain', params };
 }
@@ -71,7 +78,10 @@ function decode(body: string, encoding: string | undefined, charset: string | un
   if (enc === 'base64') bytes = Buffer.from(body.replace(/[^A-Za-z0-9+/=]+/g, ''), 'base64');
   else if (enc === 'quoted-printable') {
     const soft = body.replace(/=\r?\n/g, '');
-    bytes = Buffer.from(soft.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    bytes = Buffer.from(
+      soft.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    );
   } else bytes = Buffer.from(body, 'latin1');
   let cs = (charset ?? 'utf-8').trim().toLowerCase();
   // ISO-2022-JP is 7-bit; 8-bit bytes under that label are EUC-JP, as some Japanese carriers write it.
@@ -204,17 +214,30 @@ async function parse(uid: number, receivedAt: number, source: Buffer | string): 
   const headers = headerMapOf(raw.slice(0, end));
   // mailparser decodes the header block only (encoded words, address lists): its cost on a body (HTML to
   // text, thousands of parts, nesting) grows faster than the body, so the body is walked here, with caps.
-  const parsed: ParsedMail = await simpleParser(Buffer.from(`${raw.slice(0, end)}\r\n\r\n`, 'latin1'), { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+  const parsed: ParsedMail = await simpleParser(Buffer.from(`${raw.slice(0, end)}\r\n\r\n`, 'latin1'), {
+    skipHtmlToText: true,
+    skipImageLinks: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+  });
 
   const w: Walk = { texts: [], html: [], reports: [], originals: [], parts: 0 };
   walk(raw, w, 0);
   // The plain-text parts, else the HTML's text (RFC 2046 §5.1.4: alternatives carry the same content).
-  const bodyText = (w.texts.length ? w.texts : w.html).join('\n').slice(0, BODY_TEXT_MAX * 2).replace(/\r\n?/g, '\n').slice(0, BODY_TEXT_MAX);
+  const bodyText = (w.texts.length ? w.texts : w.html)
+    .join('\n')
+    .slice(0, BODY_TEXT_MAX * 2)
+    .replace(/\r\n?/g, '\n')
+    .slice(0, BODY_TEXT_MAX);
   const report = reportOf(headers, w);
   // An original quoted in the text; or, when a broken delimiter folded the original into the report part, there.
-  const inline = !w.originals.length ? (inlineOriginalOf(bodyText) ?? (report?.fields ? inlineOriginalOf(report.fields) : undefined)) : undefined;
+  const inline = !w.originals.length
+    ? (inlineOriginalOf(bodyText) ?? (report?.fields ? inlineOriginalOf(report.fields) : undefined))
+    : undefined;
   // Headers that name a complainant (JMRP) count only in an attached original: anyone can type them into a text.
-  const original = report?.original ?? (w.originals[0] !== undefined ? originalOf(w.originals[0]) : inline ? { ...inline.original, headers: {} } : undefined);
+  const original =
+    report?.original ??
+    (w.originals[0] !== undefined ? originalOf(w.originals[0]) : inline ? { ...inline.original, headers: {} } : undefined);
 
   const from = addresses(parsed.from)[0];
   const messageId = idsOf(headers['message-id'], 1)[0];

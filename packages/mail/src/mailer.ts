@@ -185,7 +185,6 @@ class MessageGate {
   }
 }
 
-
 function createPool(transport: MailboxTransport, target: Target, key: string, timeoutMs: number): Pool {
   const watch = new TransactionWatch();
   const secure = transport.port === 465;
@@ -267,8 +266,7 @@ class TransactionWatch {
       if (this.phase === 'data-command') {
         this.phase = /^[23]/.test(text) ? 'message' : 'envelope';
         if (this.phase === 'message') this.onDataAccepted?.();
-      }
-      else if (this.phase === 'message') this.phase = 'done';
+      } else if (this.phase === 'message') this.phase = 'done';
     }
   }
 }

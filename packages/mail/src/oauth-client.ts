@@ -26,7 +26,8 @@ export function oauthClient(opts: { now?: () => number } = {}): OAuthClient {
       // not JSON: judged by the status below
     }
     // RFC 6749 §5.2: a 400 or 401 with an error code is a refusal; a 5xx is the provider being down.
-    if (res.status >= 400 && res.status < 500) throw new OAuthRefusedError(typeof json.error === 'string' ? json.error : `http ${res.status}`);
+    if (res.status >= 400 && res.status < 500)
+      throw new OAuthRefusedError(typeof json.error === 'string' ? json.error : `http ${res.status}`);
     if (!res.ok) throw new Error(`token endpoint answered ${res.status}`);
     if (typeof json.access_token !== 'string' || !json.access_token) throw new Error('token endpoint answered without an access_token');
     const expiresIn = Number(json.expires_in ?? 3600);
@@ -39,10 +40,14 @@ export function oauthClient(opts: { now?: () => number } = {}): OAuthClient {
   }
 
   return {
-    exchangeCode: (app, g) => token(app, { grant_type: 'authorization_code', code: g.code, redirect_uri: g.redirectUri, code_verifier: g.codeVerifier }),
+    exchangeCode: (app, g) =>
+      token(app, { grant_type: 'authorization_code', code: g.code, redirect_uri: g.redirectUri, code_verifier: g.codeVerifier }),
     refresh: (app, refreshToken) => token(app, { grant_type: 'refresh_token', refresh_token: refreshToken }),
     async profile(app, accessToken) {
-      const res = await fetch(app.userinfoUrl, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await fetch(app.userinfoUrl, {
+        headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       if (!res.ok) throw new Error(`userinfo answered ${res.status}`);
       return (await res.json()) as Record<string, unknown>;
     },

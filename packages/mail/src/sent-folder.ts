@@ -14,7 +14,8 @@ const SENT_NAMES = /^(sent|sent items|sent mail|sent messages|\[gmail\]\/sent ma
 /** Signs in, runs `work`, and always logs out. Failures to reach or sign in are InboxReadErrors saying why. */
 async function withImap<T>(login: ServerLogin, resolver: Resolver | undefined, work: (client: ImapFlow) => Promise<T>): Promise<T> {
   const target = await locate({ ...login, resolver });
-  if (!('ip' in target)) throw new InboxReadError(target.ok ? 'other' : target.reason, `IMAP host ${login.host}: ${target.ok ? '' : target.detail}`);
+  if (!('ip' in target))
+    throw new InboxReadError(target.ok ? 'other' : target.reason, `IMAP host ${login.host}: ${target.ok ? '' : target.detail}`);
   const timeoutMs = login.timeoutMs ?? 20_000;
   const client = imapClient(login, target, login.port === 993, timeoutMs);
   // A server that stops answering mid-read must not hold the reader past its limit.
@@ -60,7 +61,11 @@ async function readInbox(client: ImapFlow, cursor: InboxCursor): Promise<InboxBa
     const take = uids.slice(0, cursor.max);
     const messages = [];
     if (take.length) {
-      for await (const msg of client.fetch(take.join(','), { uid: true, internalDate: true, source: { maxLength: SOURCE_MAX_BYTES } }, { uid: true })) {
+      for await (const msg of client.fetch(
+        take.join(','),
+        { uid: true, internalDate: true, source: { maxLength: SOURCE_MAX_BYTES } },
+        { uid: true },
+      )) {
         const receivedAt = new Date(msg.internalDate ?? 0).getTime();
         if (receivedAt < cursor.since || !msg.source) continue;
         messages.push(await parseInbound(msg.uid, receivedAt, msg.source));

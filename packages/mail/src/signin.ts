@@ -95,7 +95,11 @@ async function withDeadline(ms: number, attempt: (signal: AbortSignal) => Promis
       resolve(timedOut(ms));
     }, ms);
   });
-  const attempted = attempt(controller.signal).catch((err: unknown): SignInResult => ({ ok: false, reason: 'other', detail: messageOf(err) }));
+  const attempted = attempt(controller.signal).catch((err: unknown): SignInResult => ({
+    ok: false,
+    reason: 'other',
+    detail: messageOf(err),
+  }));
   try {
     return await Promise.race([attempted, expired]);
   } finally {

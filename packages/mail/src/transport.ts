@@ -34,7 +34,13 @@ export interface ServerLogin extends PortLogin {
 }
 
 const PRIVATE_RANGES = new BlockList();
-for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16]] as const) {
+for (const [net, bits] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['169.254.0.0', 16],
+] as const) {
   PRIVATE_RANGES.addSubnet(net, bits, 'ipv4');
 }
 PRIVATE_RANGES.addAddress('::1', 'ipv6');
@@ -47,7 +53,11 @@ PRIVATE_RANGES.addSubnet('fe80::', 10, 'ipv6'); // link-local, the IPv6 twin of 
  * self-signed certificate is accepted.
  */
 export function isPrivateOrLoopback(ipOrHost: string): boolean {
-  const value = ipOrHost.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const value = ipOrHost
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (value === 'localhost' || value.endsWith('.localhost')) return true; // RFC 6761 section 6.3
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1];
   if (mapped) return PRIVATE_RANGES.check(mapped, 'ipv4');
@@ -70,7 +80,11 @@ export type Target = { ip: string; servername: string | undefined; trusted: bool
 
 /** Loopback addresses (127/8, ::1, and IPv4 mapped into IPv6), and the name `localhost`. */
 export function isLoopback(ipOrHost: string): boolean {
-  const value = ipOrHost.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/^::ffff:/, '');
+  const value = ipOrHost
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/^::ffff:/, '');
   return value === '::1' || value === 'localhost' || value.endsWith('.localhost') || (isIP(value) === 4 && value.startsWith('127.'));
 }
 
@@ -81,14 +95,16 @@ export function isLoopback(ipOrHost: string): boolean {
 /** Where to connect and whether the address is trusted (shared with sent-folder.ts). */
 export async function locate(login: ServerLogin): Promise<Target | SignInResult> {
   const isPrivate = login.isPrivate ?? isPrivateOrLoopback;
-  if (isIP(login.host)) return { ip: login.host, servername: undefined, trusted: isPrivate(login.host), verifyCert: !isPrivate(login.host) };
+  if (isIP(login.host))
+    return { ip: login.host, servername: undefined, trusted: isPrivate(login.host), verifyCert: !isPrivate(login.host) };
   let ip: string;
   try {
     ip = login.resolver ? await login.resolver(login.host) : (await lookup(login.host)).address;
   } catch (err) {
     return { ok: false, reason: 'dns', detail: messageOf(err) };
   }
-  if (!isIP(ip)) return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
+  if (!isIP(ip))
+    return { ok: false, reason: 'dns', detail: `resolver returned ${JSON.stringify(ip)} for ${login.host}, not an IP address` };
   // A test that plays a public or private server on 127.0.0.1 (isPrivate) means it for loopback too, unless it says otherwise.
   const loopback = login.isLoopback ? login.isLoopback(ip) : isPrivate(ip) && isLoopback(ip);
   // Reached by name: STARTTLS is required and credentials never go in clear, even to a private address. Someone on

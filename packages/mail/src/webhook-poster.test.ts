@@ -64,6 +64,8 @@ describe('a POST', () => {
     const aws = webhookPoster({ allowLoopback: false });
     expect(await aws.post(url, {}, '{}', 2000)).toEqual({ error: 'localhost resolves to a loopback address' });
     expect(await aws.post(url.replace('localhost', '127.0.0.1'), {}, '{}', 2000)).toEqual({ error: 'the host is a loopback address' });
-    expect(await aws.post('http://169.254.169.254/latest/meta-data/', {}, '{}', 2000)).toEqual({ error: 'the host is a private or link-local address' });
+    expect(await aws.post('http://169.254.169.254/latest/meta-data/', {}, '{}', 2000)).toEqual({
+      error: 'the host is a private or link-local address',
+    });
   });
 });

@@ -13,7 +13,14 @@ import { isLoopback, isPrivateOrLoopback } from './transport.ts';
 
 /** Beyond private and link-local: addresses that reach the cloud's own services or nothing on the internet. */
 const NOT_PUBLIC = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['100.64.0.0', 10], ['192.0.0.0', 24], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['192.0.0.0', 24],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
 // Alibaba's and Azure's metadata and host services (AWS's and Google's are link-local, 169.254.169.254; EC2's IPv6 one is fd00:ec2::254, unique local).
 NOT_PUBLIC.addAddress('100.100.100.200', 'ipv4');
 NOT_PUBLIC.addAddress('168.63.129.16', 'ipv4');
@@ -21,7 +28,15 @@ NOT_PUBLIC.addAddress('::', 'ipv6');
 NOT_PUBLIC.addSubnet('ff00::', 8, 'ipv6');
 // IPv6 forms that carry an IPv4 address inside (IPv4-compatible, NAT64, 6to4, Teredo, SIIT): a network that
 // translates them would reach the IPv4 address behind, private or not, so none is a webhook target.
-for (const [net, bits] of [['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32]] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
+for (const [net, bits] of [
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+] as const)
+  NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
 
 /** Why an address may not be posted to, or undefined when it may. */
 export function refusedAddress(ip: string, allowLoopback: boolean): string | undefined {
@@ -47,7 +62,11 @@ export function webhookPoster(opts: { allowLoopback: boolean }): WebhookPoster {
           return resolve({ error: 'the URL is not valid' });
         }
         let refused: string | undefined;
-        const lookup = (host: string, options: object, cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+        const lookup = (
+          host: string,
+          options: object,
+          cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+        ) => {
           dnsLookup(host, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
             if (err) return cb(err, []);
             // Every address the name has must be allowed: a name with one public and one private address is refused.
@@ -70,7 +89,12 @@ export function webhookPoster(opts: { allowLoopback: boolean }): WebhookPoster {
         }
         const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : undefined;
         if (!send) return resolve({ error: 'the URL is neither https nor http' });
-        const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup: lookup as never, timeout: timeoutMs });
+        const req = send(target, {
+          method: 'POST',
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+          lookup: lookup as never,
+          timeout: timeoutMs,
+        });
         const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
         req.on('response', (res) => {
           let read = 0;

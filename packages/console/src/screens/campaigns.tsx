@@ -30,8 +30,14 @@ function CampaignList() {
   return (
     <>
       <h1>Campaigns</h1>
-      <p><a href="#/campaigns/new">New campaign</a></p>
-      {error && <p class="error" role="alert">{error}</p>}
+      <p>
+        <a href="#/campaigns/new">New campaign</a>
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {rows && rows.length === 0 && <p class="muted">No campaigns yet.</p>}
       <ul class="rows card" aria-label="Campaigns">
         {rows?.map((c) => (
@@ -40,15 +46,22 @@ function CampaignList() {
               <a href={`#/campaigns/${encodeURIComponent(c.id)}`}>{c.name}</a>
               <span class="badge">{CAMPAIGN_STATUSES[c.status]}</span>
             </div>
-            <label class="muted" for={`progress-${c.id}`}>{c.progress.percentDone}% done</label>
+            <label class="muted" for={`progress-${c.id}`}>
+              {c.progress.percentDone}% done
+            </label>
             <progress id={`progress-${c.id}`} max={100} value={c.progress.percentDone} />
             <p class="muted">
-              {c.leadsCount} leads, {c.sentCount} sent, {c.repliesCount} replies, {c.progress.bounced} bounced. Last activity {when(c.lastActivityAt)}.
+              {c.leadsCount} leads, {c.sentCount} sent, {c.repliesCount} replies, {c.progress.bounced} bounced. Last activity{' '}
+              {when(c.lastActivityAt)}.
             </p>
             {c.status !== 'ARCHIVED' && c.launch.problems.length > 0 && (
               <div>
                 <p>It cannot launch yet:</p>
-                <ul>{c.launch.problems.map((p) => <li key={p.code}>{p.message}</li>)}</ul>
+                <ul>
+                  {c.launch.problems.map((p) => (
+                    <li key={p.code}>{p.message}</li>
+                  ))}
+                </ul>
               </div>
             )}
           </li>
@@ -70,7 +83,17 @@ interface Draft {
   mailboxIds: string[];
 }
 
-const EMPTY: Draft = { name: '', subject: '', template: '', steps: [], windowed: false, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, start: '09:00', end: '17:00', mailboxIds: [] };
+const EMPTY: Draft = {
+  name: '',
+  subject: '',
+  template: '',
+  steps: [],
+  windowed: false,
+  timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  start: '09:00',
+  end: '17:00',
+  mailboxIds: [],
+};
 
 const fromCampaign = (c: Campaign): Draft => ({
   name: c.name,
@@ -97,7 +120,13 @@ function CampaignForm({ id }: { id?: string }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [campaign, setCampaign] = useState<Campaign | undefined>();
   const [mailboxes, setMailboxes] = useState<{ id: string; email: string; status: string }[]>([]);
-  const [sample, setSample] = useState({ firstName: 'Ana', lastName: 'Lopez', company: 'Globex', email: 'ana@globex.com', senderName: 'Sam' });
+  const [sample, setSample] = useState({
+    firstName: 'Ana',
+    lastName: 'Lopez',
+    company: 'Globex',
+    email: 'ana@globex.com',
+    senderName: 'Sam',
+  });
   const [error, setError] = useState('');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [notice, setNotice] = useState('');
@@ -156,9 +185,11 @@ function CampaignForm({ id }: { id?: string }) {
     setProblems([]);
     const params = { params: { path: { id } } };
     const { data, error: refused } =
-      action === 'launch' ? await api.POST('/v1/campaigns/{id}/launch', params)
-      : action === 'pause' ? await api.POST('/v1/campaigns/{id}/pause', params)
-      : await api.DELETE('/v1/campaigns/{id}', params);
+      action === 'launch'
+        ? await api.POST('/v1/campaigns/{id}/launch', params)
+        : action === 'pause'
+          ? await api.POST('/v1/campaigns/{id}/pause', params)
+          : await api.DELETE('/v1/campaigns/{id}', params);
     if (data) {
       setCampaign(data as Campaign);
       setNotice(action === 'launch' ? 'Launched: it sends in its window.' : action === 'pause' ? 'Paused.' : 'Archived.');
@@ -171,27 +202,71 @@ function CampaignForm({ id }: { id?: string }) {
   const status = campaign?.status;
   return (
     <>
-      <p><a href="#/campaigns">Back to the list</a></p>
-      <h1>{id ? campaign?.name ?? 'Campaign' : 'New campaign'}</h1>
-      {status && <p>Status: <span class="badge">{CAMPAIGN_STATUSES[status]}</span></p>}
+      <p>
+        <a href="#/campaigns">Back to the list</a>
+      </p>
+      <h1>{id ? (campaign?.name ?? 'Campaign') : 'New campaign'}</h1>
+      {status && (
+        <p>
+          Status: <span class="badge">{CAMPAIGN_STATUSES[status]}</span>
+        </p>
+      )}
       {id && status !== 'ARCHIVED' && (
         <div class="card">
-          {status !== 'ACTIVE' && <button type="button" onClick={() => void act('launch')}>Launch</button>}
-          {status === 'ACTIVE' && <button type="button" class="quiet" onClick={() => void act('pause')}>Pause</button>}
-          <button type="button" class="danger" onClick={() => void act('archive')}>Archive</button>
+          {status !== 'ACTIVE' && (
+            <button type="button" onClick={() => void act('launch')}>
+              Launch
+            </button>
+          )}
+          {status === 'ACTIVE' && (
+            <button type="button" class="quiet" onClick={() => void act('pause')}>
+              Pause
+            </button>
+          )}
+          <button type="button" class="danger" onClick={() => void act('archive')}>
+            Archive
+          </button>
         </div>
       )}
       {check && (check.problems.length > 0 || check.warnings.length > 0) && (
         <section class="card" aria-label="Before launching">
-          {check.problems.length > 0 && <><p>It cannot launch yet:</p><ul>{check.problems.map((p) => <li key={p.code}>{p.message}</li>)}</ul></>}
-          {check.warnings.length > 0 && <><p>Worth a look (these do not stop a launch):</p><ul>{check.warnings.map((w) => <li key={w.code}>{w.message}</li>)}</ul></>}
+          {check.problems.length > 0 && (
+            <>
+              <p>It cannot launch yet:</p>
+              <ul>
+                {check.problems.map((p) => (
+                  <li key={p.code}>{p.message}</li>
+                ))}
+              </ul>
+            </>
+          )}
+          {check.warnings.length > 0 && (
+            <>
+              <p>Worth a look (these do not stop a launch):</p>
+              <ul>
+                {check.warnings.map((w) => (
+                  <li key={w.code}>{w.message}</li>
+                ))}
+              </ul>
+            </>
+          )}
         </section>
       )}
-      {notice && <p class="ok" role="status">{notice}</p>}
+      {notice && (
+        <p class="ok" role="status">
+          {notice}
+        </p>
+      )}
       {error && (
         <div role="alert">
           <p class="error">{error}</p>
-          {problems.length > 0 && <ul>{problems.map((p) => <li key={p.code}>{p.message}</li>)}</ul>}
+          {problems.length > 0 && (
+            <ul>
+              {problems.map((p) => (
+                <li key={p.code}>{p.message}</li>
+              ))}
+            </ul>
+          )}
         </div>
       )}
       <form class="card" onSubmit={save}>
@@ -201,7 +276,9 @@ function CampaignForm({ id }: { id?: string }) {
         <input id="c-subject" value={draft.subject} onInput={(e) => set('subject', e.currentTarget.value)} />
         <label for="c-template">First email</label>
         <textarea id="c-template" value={draft.template} onInput={(e) => set('template', e.currentTarget.value)} />
-        <p class="muted">Use {'{{firstName}}'}, {'{{company}}'} and the like, and {'{Hi|Hello}'} for variations.</p>
+        <p class="muted">
+          Use {'{{firstName}}'}, {'{{company}}'} and the like, and {'{Hi|Hello}'} for variations.
+        </p>
 
         <fieldset>
           <legend>Preview for a sample lead</legend>
@@ -216,9 +293,13 @@ function CampaignForm({ id }: { id?: string }) {
             </div>
           </div>
           <h3>Subject</h3>
-          <div class="preview" data-testid="preview-subject">{preview(draft.subject, sample)}</div>
+          <div class="preview" data-testid="preview-subject">
+            {preview(draft.subject, sample)}
+          </div>
           <h3>Body</h3>
-          <div class="preview" data-testid="preview-body">{preview(draft.template, sample)}</div>
+          <div class="preview" data-testid="preview-body">
+            {preview(draft.template, sample)}
+          </div>
         </fieldset>
 
         <fieldset>
@@ -226,23 +307,68 @@ function CampaignForm({ id }: { id?: string }) {
           {draft.steps.map((s, i) => (
             <div key={i} class="card">
               <label for={`step-wait-${i}`}>Follow-up {i + 1}: days after the previous email</label>
-              <input id={`step-wait-${i}`} type="number" min={0} value={s.waitDays} onInput={(e) => set('steps', draft.steps.map((x, j) => (j === i ? { ...x, waitDays: Number(e.currentTarget.value) } : x)))} />
+              <input
+                id={`step-wait-${i}`}
+                type="number"
+                min={0}
+                value={s.waitDays}
+                onInput={(e) =>
+                  set(
+                    'steps',
+                    draft.steps.map((x, j) => (j === i ? { ...x, waitDays: Number(e.currentTarget.value) } : x)),
+                  )
+                }
+              />
               <label for={`step-body-${i}`}>Follow-up {i + 1}: text</label>
-              <textarea id={`step-body-${i}`} value={s.body} onInput={(e) => set('steps', draft.steps.map((x, j) => (j === i ? { ...x, body: e.currentTarget.value } : x)))} />
-              <button type="button" class="quiet" onClick={() => set('steps', draft.steps.filter((_, j) => j !== i))}>Remove follow-up {i + 1}</button>
+              <textarea
+                id={`step-body-${i}`}
+                value={s.body}
+                onInput={(e) =>
+                  set(
+                    'steps',
+                    draft.steps.map((x, j) => (j === i ? { ...x, body: e.currentTarget.value } : x)),
+                  )
+                }
+              />
+              <button
+                type="button"
+                class="quiet"
+                onClick={() =>
+                  set(
+                    'steps',
+                    draft.steps.filter((_, j) => j !== i),
+                  )
+                }
+              >
+                Remove follow-up {i + 1}
+              </button>
             </div>
           ))}
-          <button type="button" class="quiet" onClick={() => set('steps', [...draft.steps, { waitDays: 3, body: '' }])}>Add a follow-up</button>
+          <button type="button" class="quiet" onClick={() => set('steps', [...draft.steps, { waitDays: 3, body: '' }])}>
+            Add a follow-up
+          </button>
         </fieldset>
 
         <fieldset>
           <legend>Schedule</legend>
-          <label class="inline"><input type="checkbox" checked={draft.windowed} onChange={(e) => set('windowed', e.currentTarget.checked)} /> Send only inside a daily window (Monday to Friday)</label>
+          <label class="inline">
+            <input type="checkbox" checked={draft.windowed} onChange={(e) => set('windowed', e.currentTarget.checked)} /> Send only inside a
+            daily window (Monday to Friday)
+          </label>
           {draft.windowed && (
             <div class="grid">
-              <div><label for="c-tz">Time zone</label><input id="c-tz" value={draft.timezone} onInput={(e) => set('timezone', e.currentTarget.value)} /></div>
-              <div><label for="c-start">From</label><input id="c-start" type="time" value={draft.start} onInput={(e) => set('start', e.currentTarget.value)} /></div>
-              <div><label for="c-end">Until</label><input id="c-end" type="time" value={draft.end} onInput={(e) => set('end', e.currentTarget.value)} /></div>
+              <div>
+                <label for="c-tz">Time zone</label>
+                <input id="c-tz" value={draft.timezone} onInput={(e) => set('timezone', e.currentTarget.value)} />
+              </div>
+              <div>
+                <label for="c-start">From</label>
+                <input id="c-start" type="time" value={draft.start} onInput={(e) => set('start', e.currentTarget.value)} />
+              </div>
+              <div>
+                <label for="c-end">Until</label>
+                <input id="c-end" type="time" value={draft.end} onInput={(e) => set('end', e.currentTarget.value)} />
+              </div>
             </div>
           )}
         </fieldset>
@@ -252,7 +378,13 @@ function CampaignForm({ id }: { id?: string }) {
           {mailboxes.length === 0 && <p class="muted">No mailboxes yet: connect one under Mailboxes.</p>}
           {mailboxes.map((m) => (
             <label key={m.id} class="inline">
-              <input type="checkbox" checked={draft.mailboxIds.includes(m.id)} onChange={(e) => set('mailboxIds', e.currentTarget.checked ? [...draft.mailboxIds, m.id] : draft.mailboxIds.filter((x) => x !== m.id))} />
+              <input
+                type="checkbox"
+                checked={draft.mailboxIds.includes(m.id)}
+                onChange={(e) =>
+                  set('mailboxIds', e.currentTarget.checked ? [...draft.mailboxIds, m.id] : draft.mailboxIds.filter((x) => x !== m.id))
+                }
+              />
               {m.email} ({m.status.toLowerCase()})
             </label>
           ))}

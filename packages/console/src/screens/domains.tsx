@@ -19,20 +19,40 @@ const FIX: Record<string, string> = {
 function Checks({ domain }: { domain: Domain }) {
   const c = domain.lastCheck;
   if (!c) return <p class="muted">Not checked yet.</p>;
-  const listed = Object.entries(c.blocklists).filter(([, v]) => v === 'FAIL').map(([k]) => k);
+  const listed = Object.entries(c.blocklists)
+    .filter(([, v]) => v === 'FAIL')
+    .map(([k]) => k);
   const rows: [string, string, string | undefined][] = [
     ['SPF', c.spf, c.spf === 'FAIL' ? FIX.spf : undefined],
-    ['DKIM', c.dkim, c.dkim === 'FAIL' ? FIX.dkim : c.dkim === 'PENDING' ? 'Set the DKIM selector your provider uses (edit the domain) so it can be checked.' : undefined],
+    [
+      'DKIM',
+      c.dkim,
+      c.dkim === 'FAIL'
+        ? FIX.dkim
+        : c.dkim === 'PENDING'
+          ? 'Set the DKIM selector your provider uses (edit the domain) so it can be checked.'
+          : undefined,
+    ],
     ['DMARC', c.dmarc, c.dmarc === 'FAIL' ? FIX.dmarc : undefined],
     ['Blocklists', listed.length ? 'FAIL' : 'PASS', listed.length ? `Listed on ${listed.join(', ')}. ${FIX.blocklists}` : undefined],
   ];
   return (
     <>
       <table>
-        <thead><tr><th scope="col">Check</th><th scope="col">Result</th><th scope="col">What to fix</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Check</th>
+            <th scope="col">Result</th>
+            <th scope="col">What to fix</th>
+          </tr>
+        </thead>
         <tbody>
           {rows.map(([name, result, fix]) => (
-            <tr key={name}><td>{name}</td><td>{result === 'PASS' ? 'Passes' : result === 'PENDING' ? 'Not checked' : 'Fails'}</td><td>{fix ?? 'Nothing'}</td></tr>
+            <tr key={name}>
+              <td>{name}</td>
+              <td>{result === 'PASS' ? 'Passes' : result === 'PENDING' ? 'Not checked' : 'Fails'}</td>
+              <td>{fix ?? 'Nothing'}</td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -46,7 +66,9 @@ function DomainCard({ domain, onChange }: { domain: Domain; onChange: () => void
   const [error, setError] = useState('');
   const [checking, setChecking] = useState(false);
   useEffect(() => {
-    void api.GET('/v1/domains/{id}/placement-sample', { params: { path: { id: domain.id } } }).then(({ data }) => setPlacement((data as Placement | undefined) ?? null));
+    void api
+      .GET('/v1/domains/{id}/placement-sample', { params: { path: { id: domain.id } } })
+      .then(({ data }) => setPlacement((data as Placement | undefined) ?? null));
   }, [domain.id]);
   const check = async () => {
     setChecking(true);
@@ -59,15 +81,30 @@ function DomainCard({ domain, onChange }: { domain: Domain; onChange: () => void
     <section class="card" aria-label={domain.domainName}>
       <h2>{domain.domainName}</h2>
       <h3>Mailing address</h3>
-      <p class="preview">{domain.mailingAddress ?? 'None yet: campaigns from this domain cannot launch until it has one (the footer must carry it).'}</p>
+      <p class="preview">
+        {domain.mailingAddress ?? 'None yet: campaigns from this domain cannot launch until it has one (the footer must carry it).'}
+      </p>
       <h3>Checks</h3>
-      <div class="scroll"><Checks domain={domain} /></div>
-      <button type="button" class="quiet" disabled={checking} onClick={() => void check()}>Check {domain.domainName} now</button>
+      <div class="scroll">
+        <Checks domain={domain} />
+      </div>
+      <button type="button" class="quiet" disabled={checking} onClick={() => void check()}>
+        Check {domain.domainName} now
+      </button>
       <h3>Placement</h3>
       {placement && placement.sampleSize > 0 ? (
-        <p>Of the last {placement.sampleSize} test emails: {placement.inbox} in the inbox, {placement.spam} in spam, {placement.missing} missing ({when(placement.sampledAt)}).</p>
-      ) : <p class="muted">No placement sample yet.</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+        <p>
+          Of the last {placement.sampleSize} test emails: {placement.inbox} in the inbox, {placement.spam} in spam, {placement.missing}{' '}
+          missing ({when(placement.sampledAt)}).
+        </p>
+      ) : (
+        <p class="muted">No placement sample yet.</p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </section>
   );
 }
@@ -86,7 +123,9 @@ export function Domains() {
   const add = async (e: Event) => {
     e.preventDefault();
     setError('');
-    const { data, error: refused } = await api.POST('/v1/domains', { body: { domainName: name, mailingAddress: address || undefined } as never });
+    const { data, error: refused } = await api.POST('/v1/domains', {
+      body: { domainName: name, mailingAddress: address || undefined } as never,
+    });
     if (data) {
       setName('');
       setAddress('');
@@ -96,7 +135,9 @@ export function Domains() {
   return (
     <>
       <h1>Domains</h1>
-      {domains.map((d) => <DomainCard key={d.id} domain={d} onChange={() => void load()} />)}
+      {domains.map((d) => (
+        <DomainCard key={d.id} domain={d} onChange={() => void load()} />
+      ))}
       <form class="card" onSubmit={add}>
         <h2>Add a domain</h2>
         <label for="d-name">Domain name</label>
@@ -105,7 +146,11 @@ export function Domains() {
         <textarea id="d-address" value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
         <button type="submit">Add domain</button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -10,7 +10,16 @@ import { api, errorText, idempotencyKey, when } from '../api.ts';
 import { REPLY_STATUSES, type ReplyStatus } from '../words.ts';
 
 type Reply = Schemas['Reply'];
-type Message = { direction: 'in' | 'out'; subject?: string; text?: string; at?: string; fromEmail?: string; step?: number | null; replyId?: string; status?: string };
+type Message = {
+  direction: 'in' | 'out';
+  subject?: string;
+  text?: string;
+  at?: string;
+  fromEmail?: string;
+  step?: number | null;
+  replyId?: string;
+  status?: string;
+};
 
 /** How often the open inbox looks for new replies. */
 const REFRESH_MS = 5_000;
@@ -37,7 +46,13 @@ export function Inbox() {
   const [older, setOlder] = useState<Reply[]>([]);
   // undefined until the first page came; null once there is nothing older.
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
-  const query = () => ({ ...(status ? { status } : {}), ...(unread ? { unread: 'true' as const } : {}), ...(campaignId ? { campaignId } : {}), ...(mailboxId ? { mailboxId } : {}), limit: PAGE });
+  const query = () => ({
+    ...(status ? { status } : {}),
+    ...(unread ? { unread: 'true' as const } : {}),
+    ...(campaignId ? { campaignId } : {}),
+    ...(mailboxId ? { mailboxId } : {}),
+    limit: PAGE,
+  });
   const load = async () => {
     const { data, error: refused } = await api.GET('/v1/replies', { params: { query: query() } });
     if (data) {
@@ -76,28 +91,48 @@ export function Inbox() {
           <label for="filter-status">Filter by status</label>
           <select id="filter-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">Any status</option>
-            {Object.entries(REPLY_STATUSES).map(([code, words]) => <option key={code} value={code}>{words}</option>)}
+            {Object.entries(REPLY_STATUSES).map(([code, words]) => (
+              <option key={code} value={code}>
+                {words}
+              </option>
+            ))}
           </select>
         </div>
         <div>
           <label for="filter-campaign">Campaign</label>
           <select id="filter-campaign" value={campaignId} onChange={(e) => setCampaignId(e.currentTarget.value)}>
             <option value="">Every campaign</option>
-            {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+            {campaigns.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
           </select>
         </div>
         <div>
           <label for="filter-mailbox">Mailbox</label>
           <select id="filter-mailbox" value={mailboxId} onChange={(e) => setMailboxId(e.currentTarget.value)}>
             <option value="">Every mailbox</option>
-            {mailboxes.map((m) => <option key={m.id} value={m.id}>{m.email}</option>)}
+            {mailboxes.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.email}
+              </option>
+            ))}
           </select>
         </div>
-        <label class="inline"><input type="checkbox" checked={unread} onChange={(e) => setUnread(e.currentTarget.checked)} /> Unread only</label>
+        <label class="inline">
+          <input type="checkbox" checked={unread} onChange={(e) => setUnread(e.currentTarget.checked)} /> Unread only
+        </label>
       </div>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <section class="card" aria-label="Replies">
-        {replies.length === 0 ? <p class="muted">No replies yet.</p> : (
+        {replies.length === 0 ? (
+          <p class="muted">No replies yet.</p>
+        ) : (
           <ul class="rows">
             {[...replies, ...older.filter((o) => !replies.some((r) => r.id === o.id))].map((r) => (
               <li key={r.id} class={r.read ? '' : 'unread'}>
@@ -105,7 +140,9 @@ export function Inbox() {
                   {!r.read && <span class="sr-only">Unread: </span>}
                   <span class="row-head">
                     <span class="from">{r.fromEmail}</span>
-                    <span><span class="badge status">{REPLY_STATUSES[r.status]}</span> <span class="muted">{when(r.receivedAt)}</span></span>
+                    <span>
+                      <span class="badge status">{REPLY_STATUSES[r.status]}</span> <span class="muted">{when(r.receivedAt)}</span>
+                    </span>
                   </span>
                   <span class="subject">{r.subject}</span>
                   <br />
@@ -115,7 +152,11 @@ export function Inbox() {
             ))}
           </ul>
         )}
-        {cursor && <button type="button" class="quiet" onClick={() => void more()}>Show older replies</button>}
+        {cursor && (
+          <button type="button" class="quiet" onClick={() => void more()}>
+            Show older replies
+          </button>
+        )}
       </section>
     </>
   );
@@ -136,7 +177,10 @@ function Conversation({ reply, onBack, onChange }: { reply: Reply; onBack: () =>
   };
   useEffect(() => void load(), [reply.leadId]);
 
-  const patch = async (body: { status?: Exclude<ReplyStatus, 'NEEDS_REVIEW'>; read?: boolean; snoozedUntil?: string | null }, done: string) => {
+  const patch = async (
+    body: { status?: Exclude<ReplyStatus, 'NEEDS_REVIEW'>; read?: boolean; snoozedUntil?: string | null },
+    done: string,
+  ) => {
     setError('');
     const { data, error: refused } = await api.PATCH('/v1/replies/{id}', { params: { path: { id: reply.id } }, body });
     if (data) {
@@ -164,29 +208,57 @@ function Conversation({ reply, onBack, onChange }: { reply: Reply; onBack: () =>
 
   return (
     <>
-      <button type="button" class="quiet" onClick={onBack}>Back to the inbox</button>
+      <button type="button" class="quiet" onClick={onBack}>
+        Back to the inbox
+      </button>
       <h1>{reply.subject}</h1>
-      <p class="muted">From {reply.fromEmail}, {when(reply.receivedAt)}</p>
+      <p class="muted">
+        From {reply.fromEmail}, {when(reply.receivedAt)}
+      </p>
       <div class="card">
         <label for="reply-status">Status</label>
-        <select id="reply-status" value={reply.status} onChange={(e) => void patch({ status: e.currentTarget.value as Exclude<ReplyStatus, 'NEEDS_REVIEW'> }, 'Status saved.')}>
+        <select
+          id="reply-status"
+          value={reply.status}
+          onChange={(e) => void patch({ status: e.currentTarget.value as Exclude<ReplyStatus, 'NEEDS_REVIEW'> }, 'Status saved.')}
+        >
           {Object.entries(REPLY_STATUSES).map(([code, words]) => (
-            <option key={code} value={code} disabled={code === 'NEEDS_REVIEW'}>{words}</option>
+            <option key={code} value={code} disabled={code === 'NEEDS_REVIEW'}>
+              {words}
+            </option>
           ))}
         </select>
-        <button type="button" class="quiet" onClick={() => void patch({ read: !reply.read }, reply.read ? 'Marked unread.' : 'Marked read.')}>
+        <button
+          type="button"
+          class="quiet"
+          onClick={() => void patch({ read: !reply.read }, reply.read ? 'Marked unread.' : 'Marked read.')}
+        >
           {reply.read ? 'Mark unread' : 'Mark read'}
         </button>
         <label for="snooze-until">Snooze until</label>
         <input id="snooze-until" type="datetime-local" value={snoozeUntil} onInput={(e) => setSnoozeUntil(e.currentTarget.value)} />
-        <button type="button" class="quiet" disabled={!snoozeUntil} onClick={() => void patch({ snoozedUntil: new Date(snoozeUntil).toISOString() }, 'Snoozed.')}>Snooze</button>
+        <button
+          type="button"
+          class="quiet"
+          disabled={!snoozeUntil}
+          onClick={() => void patch({ snoozedUntil: new Date(snoozeUntil).toISOString() }, 'Snoozed.')}
+        >
+          Snooze
+        </button>
         {reply.snoozedUntil && <p class="muted">Snoozed until {when(reply.snoozedUntil)}.</p>}
       </div>
       <section class="card" aria-label="Conversation">
         <h2>Conversation</h2>
         {messages.map((m, i) => (
-          <article key={i} class={`message ${m.direction}`} aria-label={m.direction === 'in' ? `Reply from ${m.fromEmail ?? 'the lead'}` : 'Sent email'}>
-            <p class="muted">{m.direction === 'in' ? `${m.fromEmail ?? ''} wrote` : m.step === null ? 'You answered' : `Step ${(m.step ?? 0) + 1} sent`}, {when(m.at)}: {m.subject}</p>
+          <article
+            key={i}
+            class={`message ${m.direction}`}
+            aria-label={m.direction === 'in' ? `Reply from ${m.fromEmail ?? 'the lead'}` : 'Sent email'}
+          >
+            <p class="muted">
+              {m.direction === 'in' ? `${m.fromEmail ?? ''} wrote` : m.step === null ? 'You answered' : `Step ${(m.step ?? 0) + 1} sent`},{' '}
+              {when(m.at)}: {m.subject}
+            </p>
             <div>{m.text}</div>
           </article>
         ))}
@@ -194,10 +266,20 @@ function Conversation({ reply, onBack, onChange }: { reply: Reply; onBack: () =>
       <form class="card" onSubmit={send}>
         <label for="answer">Answer</label>
         <textarea id="answer" required value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
-        <button type="submit" disabled={sending || !answer.trim()}>Send</button>
+        <button type="submit" disabled={sending || !answer.trim()}>
+          Send
+        </button>
       </form>
-      {notice && <p class="ok" role="status">{notice}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {notice && (
+        <p class="ok" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -11,7 +11,12 @@ import { HOLD_RULES } from '../words.ts';
 
 type Lead = Schemas['Lead'];
 type Import = Schemas['ImportResult'];
-type NextSend = { step: number | null; earliestAt: string | null; timezone: string | null; blockedBy: { rule: string; until: string | null; detail: string }[] };
+type NextSend = {
+  step: number | null;
+  earliestAt: string | null;
+  timezone: string | null;
+  blockedBy: { rule: string; until: string | null; detail: string }[];
+};
 
 /** Leads listed in this tab, so a lead's own view shows its fields without another request. */
 const seen = new Map<string, Lead>();
@@ -66,19 +71,38 @@ function LeadList() {
         <label for="leads-campaign">Campaign</label>
         <select id="leads-campaign" value={campaignId} onChange={(e) => setCampaignId(e.currentTarget.value)}>
           {campaigns.length === 0 && <option value="">No campaigns yet</option>}
-          {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+          {campaigns.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
         </select>
       </div>
       {campaignId && <ImportCsv campaignId={campaignId} onDone={() => void load()} />}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <section class="card scroll" aria-label="Leads">
-        {leads.length === 0 ? <p class="muted">No leads in this campaign yet.</p> : (
+        {leads.length === 0 ? (
+          <p class="muted">No leads in this campaign yet.</p>
+        ) : (
           <table>
-            <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Company</th><th scope="col">Status</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Company</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
             <tbody>
               {leads.map((l) => (
                 <tr key={l.id}>
-                  <td><a href={`#/leads/${encodeURIComponent(l.id)}`}>{l.email}</a></td>
+                  <td>
+                    <a href={`#/leads/${encodeURIComponent(l.id)}`}>{l.email}</a>
+                  </td>
                   <td>{[l.firstName, l.lastName].filter(Boolean).join(' ')}</td>
                   <td>{l.company}</td>
                   <td>{l.status.toLowerCase()}</td>
@@ -87,20 +111,29 @@ function LeadList() {
             </tbody>
           </table>
         )}
-        {cursor && <button type="button" class="quiet" onClick={() => void more()}>Show more leads</button>}
+        {cursor && (
+          <button type="button" class="quiet" onClick={() => void more()}>
+            Show more leads
+          </button>
+        )}
       </section>
     </>
   );
 }
 
 /** A PUT to the signed link, with the browser's upload progress (fetch cannot report it). */
-function upload(ticket: { url: string; method: string; headers: Record<string, string> }, file: File, onProgress: (fraction: number) => void): Promise<void> {
+function upload(
+  ticket: { url: string; method: string; headers: Record<string, string> },
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(ticket.method, ticket.url);
     for (const [k, v] of Object.entries(ticket.headers)) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
-    xhr.onload = () => (xhr.status < 300 ? resolve() : reject(new Error(errorText(safeJson(xhr.responseText), `The upload was refused (${xhr.status}).`))));
+    xhr.onload = () =>
+      xhr.status < 300 ? resolve() : reject(new Error(errorText(safeJson(xhr.responseText), `The upload was refused (${xhr.status}).`)));
     xhr.onerror = () => reject(new Error('The upload could not reach the installation. Try again.'));
     xhr.send(file);
   });
@@ -145,10 +178,16 @@ function ImportCsv({ campaignId, onDone }: { campaignId: string; onDone: () => v
     }
     setPhase('Storing the rows');
     for (;;) {
-      const { data, error: later, response } = await api.GET('/v1/leads/imports/{importId}', { params: { path: { importId: ticket.importId } } });
+      const {
+        data,
+        error: later,
+        response,
+      } = await api.GET('/v1/leads/imports/{importId}', { params: { path: { importId: ticket.importId } } });
       // The per-minute limit counts these reads too: a 429 says how long to wait.
       if (response.status === 429) {
-        await new Promise((r) => setTimeout(r, Math.max(POLL_MS, Number((later as { retryAfterMs?: number } | undefined)?.retryAfterMs) || 0)));
+        await new Promise((r) =>
+          setTimeout(r, Math.max(POLL_MS, Number((later as { retryAfterMs?: number } | undefined)?.retryAfterMs) || 0)),
+        );
         continue;
       }
       const now = data as Import | undefined;
@@ -172,7 +211,9 @@ function ImportCsv({ campaignId, onDone }: { campaignId: string; onDone: () => v
       <h2>Import a CSV file</h2>
       <label for="csv-file">CSV file</label>
       <input id="csv-file" type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
-      <button type="submit" disabled={!file || Boolean(phase)}>Import</button>
+      <button type="submit" disabled={!file || Boolean(phase)}>
+        Import
+      </button>
       {(phase || result) && (
         <div>
           <label for="import-progress">{phase || 'Import finished'}</label>
@@ -184,8 +225,20 @@ function ImportCsv({ campaignId, onDone }: { campaignId: string; onDone: () => v
           {result.imported} imported, {result.duplicates} duplicates, {result.suppressed} suppressed, {result.invalid} not valid.
         </p>
       )}
-      {result && result.errors.length > 0 && <ul>{result.errors.slice(0, 20).map((e) => <li key={e.row}>Row {e.row}: {e.error}</li>)}</ul>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {result && result.errors.length > 0 && (
+        <ul>
+          {result.errors.slice(0, 20).map((e) => (
+            <li key={e.row}>
+              Row {e.row}: {e.error}
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }
@@ -206,7 +259,9 @@ function LeadView({ id }: { id: string }) {
   const [confirmErase, setConfirmErase] = useState(false);
 
   useEffect(() => {
-    void api.GET('/v1/leads/{id}/next-send', { params: { path: { id } } }).then(({ data, error: refused }) => (data ? setNext(data as NextSend) : setError(errorText(refused))));
+    void api
+      .GET('/v1/leads/{id}/next-send', { params: { path: { id } } })
+      .then(({ data, error: refused }) => (data ? setNext(data as NextSend) : setError(errorText(refused))));
   }, [id]);
 
   const suppress = async () => {
@@ -226,13 +281,18 @@ function LeadView({ id }: { id: string }) {
 
   return (
     <>
-      <p><a href="#/leads">Back to the list</a></p>
+      <p>
+        <a href="#/leads">Back to the list</a>
+      </p>
       <h1>{lead?.email ?? 'Lead'}</h1>
       {lead && (
         <dl class="card">
-          <dt>Name</dt><dd>{[lead.firstName, lead.lastName].filter(Boolean).join(' ') || '—'}</dd>
-          <dt>Company</dt><dd>{lead.company ?? '—'}</dd>
-          <dt>Status</dt><dd>{lead.status.toLowerCase()}</dd>
+          <dt>Name</dt>
+          <dd>{[lead.firstName, lead.lastName].filter(Boolean).join(' ') || '—'}</dd>
+          <dt>Company</dt>
+          <dd>{lead.company ?? '—'}</dd>
+          <dt>Status</dt>
+          <dd>{lead.status.toLowerCase()}</dd>
         </dl>
       )}
       <section class="card" aria-label="Next send">
@@ -243,26 +303,49 @@ function LeadView({ id }: { id: string }) {
             {next.blockedBy.length > 0 && (
               <ul>
                 {next.blockedBy.map((b) => (
-                  <li key={b.rule}>{HOLD_RULES[b.rule] ?? b.rule}: {b.detail}{b.until ? ` Until ${when(b.until)}.` : ''}</li>
+                  <li key={b.rule}>
+                    {HOLD_RULES[b.rule] ?? b.rule}: {b.detail}
+                    {b.until ? ` Until ${when(b.until)}.` : ''}
+                  </li>
                 ))}
               </ul>
             )}
           </>
-        ) : !error && <p class="muted">Reading…</p>}
+        ) : (
+          !error && <p class="muted">Reading…</p>
+        )}
       </section>
       <div class="card">
-        <button type="button" class="quiet" onClick={() => void suppress()}>Suppress</button>
-        {lead && !confirmErase && <button type="button" class="danger" onClick={() => setConfirmErase(true)}>Erase</button>}
+        <button type="button" class="quiet" onClick={() => void suppress()}>
+          Suppress
+        </button>
+        {lead && !confirmErase && (
+          <button type="button" class="danger" onClick={() => setConfirmErase(true)}>
+            Erase
+          </button>
+        )}
         {lead && confirmErase && (
           <p>
             Erase {lead.email} from every campaign? This cannot be undone.
-            <button type="button" class="danger" onClick={() => void erase()}>Erase for good</button>
-            <button type="button" class="quiet" onClick={() => setConfirmErase(false)}>Keep</button>
+            <button type="button" class="danger" onClick={() => void erase()}>
+              Erase for good
+            </button>
+            <button type="button" class="quiet" onClick={() => setConfirmErase(false)}>
+              Keep
+            </button>
           </p>
         )}
       </div>
-      {notice && <p class="ok" role="status">{notice}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {notice && (
+        <p class="ok" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -17,7 +17,18 @@ export function Mailboxes() {
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
-  const [f, setF] = useState({ provider: 'SMTP_CUSTOM', email: '', domainId: '', smtpHost: '', smtpPort: '587', imapHost: '', imapPort: '993', authPassword: '', senderName: '', dailyCap: '30' });
+  const [f, setF] = useState({
+    provider: 'SMTP_CUSTOM',
+    email: '',
+    domainId: '',
+    smtpHost: '',
+    smtpPort: '587',
+    imapHost: '',
+    imapPort: '993',
+    authPassword: '',
+    senderName: '',
+    dailyCap: '30',
+  });
   const set = (k: keyof typeof f) => (e: { currentTarget: { value: string } }) => setF({ ...f, [k]: e.currentTarget.value });
 
   const load = async () => {
@@ -42,7 +53,17 @@ export function Mailboxes() {
     const oauth = f.provider !== 'SMTP_CUSTOM';
     const body = oauth
       ? { email: f.email, domainId: f.domainId, provider: f.provider, senderName: f.senderName || undefined, dailyCap: Number(f.dailyCap) }
-      : { email: f.email, domainId: f.domainId, smtpHost: f.smtpHost, smtpPort: Number(f.smtpPort), imapHost: f.imapHost || undefined, imapPort: f.imapHost ? Number(f.imapPort) : undefined, authPassword: f.authPassword, senderName: f.senderName || undefined, dailyCap: Number(f.dailyCap) };
+      : {
+          email: f.email,
+          domainId: f.domainId,
+          smtpHost: f.smtpHost,
+          smtpPort: Number(f.smtpPort),
+          imapHost: f.imapHost || undefined,
+          imapPort: f.imapHost ? Number(f.imapPort) : undefined,
+          authPassword: f.authPassword,
+          senderName: f.senderName || undefined,
+          dailyCap: Number(f.dailyCap),
+        };
     const { data, error: refused } = await api.POST('/v1/mailboxes', { body: body as never });
     setBusy(false);
     if (!data) return setError(errorText(refused));
@@ -59,12 +80,29 @@ export function Mailboxes() {
     <>
       <h1>Mailboxes</h1>
       <section class="card scroll" aria-label="Mailboxes">
-        {boxes.length === 0 ? <p class="muted">No mailboxes yet.</p> : (
+        {boxes.length === 0 ? (
+          <p class="muted">No mailboxes yet.</p>
+        ) : (
           <table>
-            <thead><tr><th scope="col">Address</th><th scope="col">Status</th><th scope="col">Daily cap</th><th scope="col">Last error</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Address</th>
+                <th scope="col">Status</th>
+                <th scope="col">Daily cap</th>
+                <th scope="col">Last error</th>
+              </tr>
+            </thead>
             <tbody>
               {boxes.map((b) => (
-                <tr key={b.id}><td>{b.email}</td><td>{STATUS[b.status]}{b.auth === 'oauth-pending' ? ' (waiting for its owner to sign in)' : ''}</td><td>{b.dailyCap}</td><td>{b.lastError ?? ''}</td></tr>
+                <tr key={b.id}>
+                  <td>{b.email}</td>
+                  <td>
+                    {STATUS[b.status]}
+                    {b.auth === 'oauth-pending' ? ' (waiting for its owner to sign in)' : ''}
+                  </td>
+                  <td>{b.dailyCap}</td>
+                  <td>{b.lastError ?? ''}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -82,25 +120,54 @@ export function Mailboxes() {
         <input id="m-email" type="email" required value={f.email} onInput={set('email')} />
         <label for="m-domain">Domain</label>
         <select id="m-domain" value={f.domainId} onChange={set('domainId')}>
-          {domains.map((d) => <option key={d.id} value={d.id}>{d.domainName}</option>)}
+          {domains.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.domainName}
+            </option>
+          ))}
         </select>
         {f.provider === 'SMTP_CUSTOM' && (
           <div class="grid">
-            <div><label for="m-smtp-host">SMTP host</label><input id="m-smtp-host" required value={f.smtpHost} onInput={set('smtpHost')} /></div>
-            <div><label for="m-smtp-port">SMTP port</label><input id="m-smtp-port" type="number" value={f.smtpPort} onInput={set('smtpPort')} /></div>
-            <div><label for="m-imap-host">IMAP host</label><input id="m-imap-host" value={f.imapHost} onInput={set('imapHost')} /></div>
-            <div><label for="m-imap-port">IMAP port</label><input id="m-imap-port" type="number" value={f.imapPort} onInput={set('imapPort')} /></div>
-            <div><label for="m-password">Mailbox password</label><input id="m-password" type="password" autocomplete="off" required value={f.authPassword} onInput={set('authPassword')} /></div>
+            <div>
+              <label for="m-smtp-host">SMTP host</label>
+              <input id="m-smtp-host" required value={f.smtpHost} onInput={set('smtpHost')} />
+            </div>
+            <div>
+              <label for="m-smtp-port">SMTP port</label>
+              <input id="m-smtp-port" type="number" value={f.smtpPort} onInput={set('smtpPort')} />
+            </div>
+            <div>
+              <label for="m-imap-host">IMAP host</label>
+              <input id="m-imap-host" value={f.imapHost} onInput={set('imapHost')} />
+            </div>
+            <div>
+              <label for="m-imap-port">IMAP port</label>
+              <input id="m-imap-port" type="number" value={f.imapPort} onInput={set('imapPort')} />
+            </div>
+            <div>
+              <label for="m-password">Mailbox password</label>
+              <input id="m-password" type="password" autocomplete="off" required value={f.authPassword} onInput={set('authPassword')} />
+            </div>
           </div>
         )}
         <label for="m-sender">Sender name</label>
         <input id="m-sender" value={f.senderName} onInput={set('senderName')} />
         <label for="m-cap">Emails a day at most</label>
         <input id="m-cap" type="number" min={1} value={f.dailyCap} onInput={set('dailyCap')} />
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Connect'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Connect'}
+        </button>
       </form>
-      {notice && <p class="ok" role="status">{notice}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {notice && (
+        <p class="ok" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -6,21 +6,44 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, when } from '../api.ts';
 
 type Hook = { id: string; url: string; events: string[]; createdAt: string };
-type Delivery = { eventId: string; type: string; attempts: number; lastStatus: number | null; lastAttemptAt: string | null; delivered: boolean };
+type Delivery = {
+  eventId: string;
+  type: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastAttemptAt: string | null;
+  delivered: boolean;
+};
 
 function Deliveries({ id }: { id: string }) {
   const [list, setList] = useState<Delivery[] | undefined>();
   useEffect(() => {
-    void api.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id } } }).then(({ data }) => setList(((data as { deliveries?: Delivery[] } | undefined)?.deliveries) ?? []));
+    void api
+      .GET('/v1/webhooks/{id}/deliveries', { params: { path: { id } } })
+      .then(({ data }) => setList((data as { deliveries?: Delivery[] } | undefined)?.deliveries ?? []));
   }, [id]);
   if (!list) return <p class="muted">Reading…</p>;
   if (list.length === 0) return <p class="muted">Nothing delivered yet.</p>;
   return (
     <table>
-      <thead><tr><th scope="col">Event</th><th scope="col">Delivered</th><th scope="col">Attempts</th><th scope="col">Last answer</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Delivered</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Last answer</th>
+        </tr>
+      </thead>
       <tbody>
         {list.map((d) => (
-          <tr key={d.eventId}><td>{d.type}</td><td>{d.delivered ? 'Yes' : 'Not yet'}</td><td>{d.attempts}</td><td>{d.lastStatus ?? '—'} {when(d.lastAttemptAt)}</td></tr>
+          <tr key={d.eventId}>
+            <td>{d.type}</td>
+            <td>{d.delivered ? 'Yes' : 'Not yet'}</td>
+            <td>{d.attempts}</td>
+            <td>
+              {d.lastStatus ?? '—'} {when(d.lastAttemptAt)}
+            </td>
+          </tr>
         ))}
       </tbody>
     </table>
@@ -36,7 +59,7 @@ export function Webhooks() {
   const [error, setError] = useState('');
   const load = async () => {
     const { data, error: refused } = await api.GET('/v1/webhooks');
-    if (data) setHooks(((data as { webhooks: Hook[] }).webhooks));
+    if (data) setHooks((data as { webhooks: Hook[] }).webhooks);
     else setError(errorText(refused));
   };
   useEffect(() => void load(), []);
@@ -74,15 +97,30 @@ export function Webhooks() {
           <p class="secret">{secret}</p>
         </div>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <ul class="rows card" aria-label="Webhooks">
         {hooks.length === 0 && <li class="muted">No webhooks yet.</li>}
         {hooks.map((h) => (
           <li key={h.id}>
-            <div class="row-head"><span>{h.url}</span><span class="muted">{h.events.join(', ')}</span></div>
-            <button type="button" class="quiet" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? '' : h.id)}>Deliveries to {h.url}</button>
-            <button type="button" class="danger" onClick={() => void remove(h.id)}>Remove {h.url}</button>
-            {open === h.id && <div class="scroll"><Deliveries id={h.id} /></div>}
+            <div class="row-head">
+              <span>{h.url}</span>
+              <span class="muted">{h.events.join(', ')}</span>
+            </div>
+            <button type="button" class="quiet" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? '' : h.id)}>
+              Deliveries to {h.url}
+            </button>
+            <button type="button" class="danger" onClick={() => void remove(h.id)}>
+              Remove {h.url}
+            </button>
+            {open === h.id && (
+              <div class="scroll">
+                <Deliveries id={h.id} />
+              </div>
+            )}
           </li>
         ))}
       </ul>

@@ -35,7 +35,7 @@ describe('sign-in guards', () => {
     expect(await attempt(deps, '203.0.113.9', RIGHT)).toBe('ok');
   });
 
-  it('guesses spread over many clients brake the address for unknown clients, one check per interval; the owner\'s client is never braked', async () => {
+  it("guesses spread over many clients brake the address for unknown clients, one check per interval; the owner's client is never braked", async () => {
     const deps = unitDeps();
     await upsert(deps, { email: EMAIL, password: RIGHT });
     expect(await attempt(deps, '198.51.100.7', RIGHT)).toBe('ok'); // the owner's office

@@ -65,14 +65,14 @@ async function signIn(deps: AuthDeps, { email, password }: LoginInput, client: s
   const known = user?.knownClients?.includes(client) ?? false;
   if (!known && guard && loginGuardFromItem(guard).attempts >= BRAKE.failures) await brake(deps, email, now);
 
-  const ok = user
-    ? await verifyPassword(password, user.passwordHash)
-    : (await verifyPassword(password, await decoyHash()), false);
+  const ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, await decoyHash()), false);
 
   if (!ok) {
     // The failure that reaches the limit locks this client out and starts its count again.
     if (attempt.count >= LOCKOUT.failures) {
-      await deps.store.update(loginClientKey(email, client), { set: { lockedUntil: now + LOCKOUT.ms, attempts: 0, expiresAt: expiry(now + LOCKOUT.ms) } });
+      await deps.store.update(loginClientKey(email, client), {
+        set: { lockedUntil: now + LOCKOUT.ms, attempts: 0, expiresAt: expiry(now + LOCKOUT.ms) },
+      });
     }
     await deps.store.update(loginGuardKey(email), { add: { attempts: 1 }, set: { expiresAt: expiry(now) } });
     throw badCredentials();
@@ -98,7 +98,11 @@ async function signIn(deps: AuthDeps, { email, password }: LoginInput, client: s
 const KNOWN_CLIENTS = 10;
 
 /** A client's tag: a digest of its address, so the table keeps no IP address. */
-const clientTag = (client: Client) => createHash('sha256').update(`outbound-login\u0000${client.ip ?? 'unknown'}`).digest('base64url').slice(0, 16);
+const clientTag = (client: Client) =>
+  createHash('sha256')
+    .update(`outbound-login\u0000${client.ip ?? 'unknown'}`)
+    .digest('base64url')
+    .slice(0, 16);
 
 /** A failed streak is forgotten a day after its last attempt (the table's TTL removes the item). */
 const STREAK_TTL_MS = 24 * 3_600_000;
@@ -108,13 +112,23 @@ const expiry = (ms: number) => Math.ceil((ms + STREAK_TTL_MS) / 1000);
  * Takes a place in this client's streak of attempts at the address (atomic ADD), unless that
  * pair is locked. Kept whether or not the account exists.
  */
-async function countAttempt(deps: AuthDeps, email: string, client: string, now: number): Promise<{ locked: false; count: number } | { locked: true; retryAfterMs: number }> {
+async function countAttempt(
+  deps: AuthDeps,
+  email: string,
+  client: string,
+  now: number,
+): Promise<{ locked: false; count: number } | { locked: true; retryAfterMs: number }> {
   const key = loginClientKey(email, client);
   try {
     const after = await deps.store.update(key, {
       add: { attempts: 1 },
       set: { expiresAt: expiry(now) },
-      if: { or: [{ attr: 'lockedUntil', exists: false }, { attr: 'lockedUntil', op: '<=', value: now }] },
+      if: {
+        or: [
+          { attr: 'lockedUntil', exists: false },
+          { attr: 'lockedUntil', op: '<=', value: now },
+        ],
+      },
     });
     const count = loginGuardFromItem(after).attempts;
     // Places beyond the limit were taken by guesses racing the one that locks: they are refused unchecked.
@@ -133,7 +147,12 @@ async function brake(deps: AuthDeps, email: string, now: number): Promise<void> 
   try {
     await deps.store.update(loginGuardKey(email), {
       set: { nextCheckAt: now + BRAKE.everyMs },
-      if: { or: [{ attr: 'nextCheckAt', exists: false }, { attr: 'nextCheckAt', op: '<=', value: now }] },
+      if: {
+        or: [
+          { attr: 'nextCheckAt', exists: false },
+          { attr: 'nextCheckAt', op: '<=', value: now },
+        ],
+      },
     });
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
@@ -159,7 +178,8 @@ export async function authenticate(deps: AuthDeps, authorization: string | undef
     const user = userFromItem(stored);
     // In milliseconds: a token issued in the same second as a reset, but before it, is ended too.
     const issuedMs = typeof payload.iatMs === 'number' ? payload.iatMs : (payload.iat ?? 0) * 1000;
-    if (user.passwordChangedAt !== undefined && issuedMs < changedAtMs(user.passwordChangedAt)) throw new Error('token from before a password reset');
+    if (user.passwordChangedAt !== undefined && issuedMs < changedAtMs(user.passwordChangedAt))
+      throw new Error('token from before a password reset');
     return { email: payload.sub };
   } catch {
     throw new UnauthorizedError('The bearer token is not valid or has expired: sign in again.');

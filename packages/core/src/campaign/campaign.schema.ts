@@ -12,7 +12,9 @@ const spintax = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((text) => Buffer.byteLength(text) <= max * 2, { error: `must be at most ${(max * 2).toLocaleString('en-US')} bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)` })
+    .refine((text) => Buffer.byteLength(text) <= max * 2, {
+      error: `must be at most ${(max * 2).toLocaleString('en-US')} bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)`,
+    })
     .superRefine((text, ctx) => {
       try {
         validateSpintax(text);
@@ -47,7 +49,9 @@ const UnsubscribeUrlTemplate = z
   );
 
 const MailboxIds = z
-  .array(z.string({ error: 'must be mailbox ids' }).min(1).max(200, { error: 'must be mailbox ids' }), { error: 'must be an array of mailbox ids' })
+  .array(z.string({ error: 'must be mailbox ids' }).min(1).max(200, { error: 'must be mailbox ids' }), {
+    error: 'must be an array of mailbox ids',
+  })
   .max(100, { error: 'may hold at most 100 mailboxes' })
   .transform((ids) => [...new Set(ids)]);
 
@@ -58,7 +62,9 @@ export const MAX_FOLLOW_UPS = 3;
 const aiPrompt = z
   .string({ error: 'must be a string' })
   .max(20_000, { error: 'must be at most 20000 characters' })
-  .refine((text) => Buffer.byteLength(text) <= 40_000, { error: 'must be at most 40,000 bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)' });
+  .refine((text) => Buffer.byteLength(text) <= 40_000, {
+    error: 'must be at most 40,000 bytes of UTF-8 (long non-Latin text counts 2 to 4 bytes a character)',
+  });
 
 export const MIN_VARIANTS = 2;
 export const MAX_VARIANTS = 6;
@@ -80,14 +86,20 @@ const Variants = z.union([
 ]);
 
 const fields = {
-  name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'cannot be blank' }).max(200, { error: 'must be at most 200 characters' }),
+  name: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, { error: 'cannot be blank' })
+    .max(200, { error: 'must be at most 200 characters' }),
   aiPromptTemplate: aiPrompt,
   template: spintax(50_000),
   subject: z.union([spintax(500), z.null()]),
   aiProvider: z.union([AiProvider, z.null()]),
   unsubscribeUrlTemplate: UnsubscribeUrlTemplate,
   mailboxIds: MailboxIds,
-  steps: z.array(Step, { error: 'must be an array of follow-ups' }).max(MAX_FOLLOW_UPS, { error: `may hold at most ${MAX_FOLLOW_UPS} follow-ups` }),
+  steps: z
+    .array(Step, { error: 'must be an array of follow-ups' })
+    .max(MAX_FOLLOW_UPS, { error: `may hold at most ${MAX_FOLLOW_UPS} follow-ups` }),
   // When in each recipient's day an email may start; null (or none) sends at any hour.
   schedule: ScheduleOrNull,
   variants: Variants,
@@ -122,7 +134,9 @@ export const UpdateCampaign = z.strictObject({
     .gt(0, { error: 'must be more than 0 and at most 100 (percent)' })
     .max(100, { error: 'must be more than 0 and at most 100 (percent)' })
     .optional(),
-  pausedForBounceRate: z.literal(false, { error: 'can only be set to false, to resume sending after the circuit breaker tripped' }).optional(),
+  pausedForBounceRate: z
+    .literal(false, { error: 'can only be set to false, to resume sending after the circuit breaker tripped' })
+    .optional(),
   mailboxIds: fields.mailboxIds.optional(),
   steps: fields.steps.optional(),
   schedule: fields.schedule.optional(),

@@ -16,7 +16,14 @@ import { allCampaigns, campaignKey, counter, fieldCountKey } from './keys.ts';
 import { fieldCountFromItem, fromItem, statusCount, toItem, variantsUsed, type Campaign, type NewCampaign } from './entity.ts';
 import { assess, fieldsNamedBy, type LaunchContext } from './launch-check.ts';
 import * as breaker from '../guardrails/breaker.ts';
-import { perStatus, type CampaignRowView, type CampaignView, type LaunchCheckView, type LaunchedCampaignView, type LaunchRefusedView } from './campaign.view.ts';
+import {
+  perStatus,
+  type CampaignRowView,
+  type CampaignView,
+  type LaunchCheckView,
+  type LaunchedCampaignView,
+  type LaunchRefusedView,
+} from './campaign.view.ts';
 import { startCampaign } from '../sending/first-emails.ts';
 import { isPlanning } from '../sending/keys.ts';
 import { eventOps } from '../webhooks/events.ts';
@@ -57,7 +64,8 @@ async function mustExist(deps: Pick<Deps, 'store'>, mailboxIds: string[] | undef
 
 const VARIANTS_USED = 'variants cannot change once a first email has used them: create a new campaign to test new copy.';
 
-const quality = (c: { subject?: string | null; template?: string | null }) => contentQuality({ subject: c.subject ?? null, template: c.template ?? null });
+const quality = (c: { subject?: string | null; template?: string | null }) =>
+  contentQuality({ subject: c.subject ?? null, template: c.template ?? null });
 
 export const create = verb(CreateCampaign, async (deps: D, input) => {
   await mustExist(deps, input.mailboxIds);
@@ -124,13 +132,27 @@ const updateFields = verb(UpdateCampaign.extend({ id: z.string() }), async (deps
   if (input.variants !== undefined && JSON.stringify(input.variants) !== JSON.stringify(current.variants ?? null)) {
     if (variantsUsed(current)) throw new ConflictError(VARIANTS_USED);
     set.variantsId = newId();
-    unused = { and: Array.from({ length: MAX_VARIANTS }, (_, i) => counter.variant(i, 'assigned')).map((attr) => ({ or: [{ attr, exists: false }, { attr, op: '=' as const, value: 0 }] })) };
+    unused = {
+      and: Array.from({ length: MAX_VARIANTS }, (_, i) => counter.variant(i, 'assigned')).map((attr) => ({
+        or: [
+          { attr, exists: false },
+          { attr, op: '=' as const, value: 0 },
+        ],
+      })),
+    };
   } else delete set.variants;
   if (input.template !== undefined || input.subject !== undefined) {
-    set.contentQuality = quality({ subject: input.subject !== undefined ? input.subject : current.subject, template: input.template ?? current.template });
+    set.contentQuality = quality({
+      subject: input.subject !== undefined ? input.subject : current.subject,
+      template: input.template ?? current.template,
+    });
   }
   try {
-    return toCampaign(fromItem(await deps.store.update(campaignKey(id), { set, if: unused ? { and: [{ itemExists: true }, unused] } : { itemExists: true } })));
+    return toCampaign(
+      fromItem(
+        await deps.store.update(campaignKey(id), { set, if: unused ? { and: [{ itemExists: true }, unused] } : { itemExists: true } }),
+      ),
+    );
   } catch (err) {
     // A first email took a variant between the read and this write.
     if (err instanceof ConditionFailedError && unused && (await deps.store.get(campaignKey(id)))) throw new ConflictError(VARIANTS_USED);
@@ -190,10 +212,16 @@ export async function setStatus(deps: D & Pick<Deps, 'log'>, id: string, status:
   const now = new Date(deps.wallClock.now()).toISOString();
   const change = { set: { status, updatedAt: now } };
   // A campaign that was sending and stops is the campaign.paused fact: its event is written with it, only if the status still is the one read.
-  const event = status === 'PAUSED' && before.status === 'ACTIVE' ? await eventOps(deps, 'campaign.paused', { campaignId: id, reason: 'manual' }, `${campaignKey(id).pk}#PAUSED#${now}`) : [];
+  const event =
+    status === 'PAUSED' && before.status === 'ACTIVE'
+      ? await eventOps(deps, 'campaign.paused', { campaignId: id, reason: 'manual' }, `${campaignKey(id).pk}#PAUSED#${now}`)
+      : [];
   if (event.length) {
     try {
-      await deps.store.transact([{ update: campaignKey(id), change: { ...change, if: { attr: 'status', op: '=', value: 'ACTIVE' } } }, ...event]);
+      await deps.store.transact([
+        { update: campaignKey(id), change: { ...change, if: { attr: 'status', op: '=', value: 'ACTIVE' } } },
+        ...event,
+      ]);
       return toCampaign(await getItem(deps, id));
     } catch (err) {
       if (!(err instanceof ConditionFailedError)) throw err;

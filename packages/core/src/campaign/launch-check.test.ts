@@ -7,10 +7,20 @@ import * as campaigns from './index.ts';
 describe('the launch check of a campaign whose leads brought many field names', () => {
   it('reads the presence counts of the fields its copy names, and no other', async () => {
     const deps = unitDeps();
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'About {{company}}', subject: 'Hi {{firstName}}', template: 'In {{customFields.city}}?' });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'About {{company}}',
+      subject: 'Hi {{firstName}}',
+      template: 'In {{customFields.city}}?',
+    });
     // The public webhook takes any field name: 40 leads, 40 names never used by the copy.
     for (let i = 0; i < 40; i++) {
-      await leads.acceptWebhook(deps, { campaignId: c.id, email: `l${i}@names.example`, firstName: i % 2 ? 'A' : undefined, customFields: { [`junk${i}`]: 'x', ...(i < 10 ? { city: 'Oslo' } : {}) } });
+      await leads.acceptWebhook(deps, {
+        campaignId: c.id,
+        email: `l${i}@names.example`,
+        firstName: i % 2 ? 'A' : undefined,
+        customFields: { [`junk${i}`]: 'x', ...(i < 10 ? { city: 'Oslo' } : {}) },
+      });
     }
     const read: string[] = [];
     const batchGet = deps.store.batchGet.bind(deps.store);
@@ -26,7 +36,10 @@ describe('the launch check of a campaign whose leads brought many field names', 
     const check = await campaigns.launchCheck(deps, c.id);
     expect(read.sort()).toEqual(['FIELD#city', 'FIELD#company', 'FIELD#firstName']);
     const warnings = check.warnings as { code: string; field?: string }[];
-    const blank = warnings.filter((w) => w.code === 'FIELD_BLANK').map((w) => w.field).sort();
+    const blank = warnings
+      .filter((w) => w.code === 'FIELD_BLANK')
+      .map((w) => w.field)
+      .sort();
     expect(blank).toEqual(['customFields.city', 'firstName']);
   });
 });

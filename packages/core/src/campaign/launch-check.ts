@@ -85,7 +85,8 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
   if (blank(campaign.unsubscribeUrlTemplate) && !ctx.hasUnsubscribePage) {
     problems.push({
       code: 'NO_UNSUBSCRIBE',
-      message: 'There is no unsubscribe link: set unsubscribeUrlTemplate, or give the installation a PUBLIC_BASE_URL for the built-in page.',
+      message:
+        'There is no unsubscribe link: set unsubscribeUrlTemplate, or give the installation a PUBLIC_BASE_URL for the built-in page.',
     });
   }
 
@@ -101,7 +102,11 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
     // Variants replace the campaign's own first email: each needs its subject and body, the campaign's own are not needed.
     variants.forEach((v, i) => {
       if (blank(v.subject) || blank(v.template)) {
-        problems.push({ code: 'EMAIL_EMPTY', message: `Variant ${i} needs a subject and a body: they are what is sent when AI is off or fails.`, variant: i });
+        problems.push({
+          code: 'EMAIL_EMPTY',
+          message: `Variant ${i} needs a subject and a body: they are what is sent when AI is off or fails.`,
+          variant: i,
+        });
       }
     });
   } else if (blank(campaign.subject) || blank(campaign.template)) {
@@ -133,7 +138,8 @@ export function assess(campaign: Campaign, ctx: LaunchContext): LaunchCheck {
   if (!campaign.webhookSecured) {
     warnings.push({
       code: 'WEBHOOK_OPEN',
-      message: 'Anyone who knows this campaign\'s id can add leads to it through POST /v1/leads/webhook: give it a webhook secret (POST /v1/campaigns/{id}/webhook-secret).',
+      message:
+        "Anyone who knows this campaign's id can add leads to it through POST /v1/leads/webhook: give it a webhook secret (POST /v1/campaigns/{id}/webhook-secret).",
     });
   }
 

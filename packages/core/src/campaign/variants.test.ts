@@ -32,10 +32,26 @@ const VARIANTS = [
 
 async function setup(deps: UnitDeps, n: number, extra: Record<string, unknown> = {}) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', dailyCap: 1000 });
-  const c = await created(campaigns.create, deps, { name: 'V', aiPromptTemplate: 'x', mailboxIds: [String(box.id)], variants: VARIANTS, steps: [{ waitDays: 2, body: 'Bump.' }], ...extra });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    dailyCap: 1000,
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'V',
+    aiPromptTemplate: 'x',
+    mailboxIds: [String(box.id)],
+    variants: VARIANTS,
+    steps: [{ waitDays: 2, body: 'Bump.' }],
+    ...extra,
+  });
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(String((await created(leads.create, deps, { campaignId: c.id, email: `p${i}@client.com`, firstName: `P${i}`, company: 'Acme' })).id));
+  for (let i = 0; i < n; i++)
+    ids.push(
+      String((await created(leads.create, deps, { campaignId: c.id, email: `p${i}@client.com`, firstName: `P${i}`, company: 'Acme' })).id),
+    );
   await campaigns.launch(deps, String(c.id));
   return { campaignId: String(c.id), ids };
 }
@@ -52,7 +68,16 @@ const leadOf = async (deps: UnitDeps, id: string) => leadFromItem((await deps.st
 const campaignOf = async (deps: UnitDeps, id: string) => fromItem((await deps.store.get(campaignKey(id)))!);
 
 const reply = (over: Partial<InboundMessage>): InboundMessage => ({
-  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please, send me a time for a call.', ...over,
+  uid: 1,
+  receivedAt: Date.UTC(2026, 2, 2, 12),
+  messageId: `m${Math.random()}@client.com`,
+  inReplyTo: [],
+  references: [],
+  to: ['rep@sender.com'],
+  subject: 'Re: Hi',
+  headers: {},
+  text: 'Yes please, send me a time for a call.',
+  ...over,
 });
 
 describe('variants', () => {
@@ -62,7 +87,9 @@ describe('variants', () => {
     const create = (body: unknown) => Promise.resolve().then(() => campaigns.create(deps, body));
     await expect(create({ ...base, variants: [VARIANTS[0]] })).rejects.toThrow(/variants: must hold 2 to 6 variants/);
     await expect(create({ ...base, variants: Array(7).fill(VARIANTS[0]) })).rejects.toThrow(ValidationError);
-    await expect(create({ ...base, variants: [VARIANTS[0], { subject: 'x', template: 'Hi {a|b' }] })).rejects.toThrow(/^variants\.1\.template/);
+    await expect(create({ ...base, variants: [VARIANTS[0], { subject: 'x', template: 'Hi {a|b' }] })).rejects.toThrow(
+      /^variants\.1\.template/,
+    );
     await expect(create({ ...base, variants: [VARIANTS[0], { subject: 'x' }] })).rejects.toThrow(/variants\.1\.template is required/);
     const c = await campaigns.create(deps, { ...base, variants: VARIANTS });
     expect(c).toMatchObject({ variants: VARIANTS, autoWinner: false });
@@ -73,15 +100,25 @@ describe('variants', () => {
   it('refuses a launch with an empty variant (EMAIL_EMPTY), and needs no campaign template beside variants', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await campaigns.create(deps, { name: 'C', aiPromptTemplate: 'x', mailboxIds: [String(box.id)], variants: [VARIANTS[0], { subject: 'Two', template: '  ' }] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@sender.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await campaigns.create(deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      mailboxIds: [String(box.id)],
+      variants: [VARIANTS[0], { subject: 'Two', template: '  ' }],
+    });
     const check = await campaigns.launchCheck(deps, c.id);
     expect(check.problems).toEqual([expect.objectContaining({ code: 'EMAIL_EMPTY', variant: 1 })]);
     await campaigns.update(deps, c.id, { variants: VARIANTS });
     expect((await campaigns.launchCheck(deps, c.id)).problems).toEqual([]);
   });
 
-  it('gives each lead one variant at its first email, sends that variant\'s copy with spintax and placeholders, and counts it once', async () => {
+  it("gives each lead one variant at its first email, sends that variant's copy with spintax and placeholders, and counts it once", async () => {
     const deps = unitDeps();
     const { campaignId, ids } = await setup(deps, 4);
     for (const id of ids) expect(await sendFirst(deps, id)).toBe('sent');
@@ -116,7 +153,7 @@ describe('variants', () => {
     expect(variantCount(await campaignOf(deps, campaignId), lead.variant!, 'sent')).toBe(given.filter((g) => g === lead.variant).length);
   });
 
-  it('keeps a lead\'s variant across a retry: the second claim gives nothing new and counts nothing more', async () => {
+  it("keeps a lead's variant across a retry: the second claim gives nothing new and counts nothing more", async () => {
     const deps = unitDeps();
     const { campaignId, ids } = await setup(deps, 1);
     deps.mailer.answer({ ok: false, kind: 'temporary', code: 451, detail: '451 try later' });
@@ -146,7 +183,7 @@ describe('variants', () => {
     expect(Object.values(deps.store.requests).reduce((x, y) => x + y, 0)).toBe(4);
   });
 
-  it('keeps the counts within 2 when many claims read the same counts at once (the claim\'s condition refuses the rest)', async () => {
+  it("keeps the counts within 2 when many claims read the same counts at once (the claim's condition refuses the rest)", async () => {
     const deps = unitDeps();
     const { campaignId } = await setup(deps, 0, { variants: [...VARIANTS, { subject: 'C', template: 'Body C.' }] });
     // 60 writers, each reading the campaign, choosing, and writing its count; a refused one reads again, as the sender does.
@@ -170,7 +207,16 @@ describe('variants', () => {
   });
 
   it('chooses at random among the variants at most one above the lowest count', () => {
-    const c = fromItem({ ...campaignKey('c'), id: 'c', name: 'c', status: 'ACTIVE', variants: [...VARIANTS, VARIANTS[0]], [counter.variant(0, 'assigned')]: 5, [counter.variant(1, 'assigned')]: 4, [counter.variant(2, 'assigned')]: 6 });
+    const c = fromItem({
+      ...campaignKey('c'),
+      id: 'c',
+      name: 'c',
+      status: 'ACTIVE',
+      variants: [...VARIANTS, VARIANTS[0]],
+      [counter.variant(0, 'assigned')]: 5,
+      [counter.variant(1, 'assigned')]: 4,
+      [counter.variant(2, 'assigned')]: 6,
+    });
     const seen = new Set<number>();
     let r = 0;
     for (let i = 0; i < 50; i++) seen.add(chooseVariant(c, {}, () => (r = (r + 0.137) % 1))!.index);
@@ -189,10 +235,13 @@ describe('variants', () => {
     await expect(campaigns.update(deps, campaignId, { variants: other })).rejects.toThrow(ConflictError);
     await expect(campaigns.update(deps, campaignId, { variants: null })).rejects.toThrow(ConflictError);
     // The same variants again change nothing, and other fields still change.
-    expect(await campaigns.update(deps, campaignId, { variants: VARIANTS, name: 'Renamed' })).toMatchObject({ name: 'Renamed', variants: VARIANTS });
+    expect(await campaigns.update(deps, campaignId, { variants: VARIANTS, name: 'Renamed' })).toMatchObject({
+      name: 'Renamed',
+      variants: VARIANTS,
+    });
   });
 
-  it('counts a lead positive once, moves with a person\'s changes, and counts replied per lead', async () => {
+  it("counts a lead positive once, moves with a person's changes, and counts replied per lead", async () => {
     const deps = unitDeps();
     const { campaignId, ids } = await setup(deps, 1);
     expect(await sendFirst(deps, ids[0]!)).toBe('sent');
@@ -201,7 +250,9 @@ describe('variants', () => {
     const [box] = await mailboxes.list(deps);
     const mailbox = await mailboxes.get(deps, String(box!.id));
     await applyMessages(deps, mailbox, [reply({ from: 'p0@client.com', inReplyTo: [messageId], text: 'Not interested, thanks.' })]);
-    await applyMessages(deps, mailbox, [reply({ uid: 2, from: 'p0@client.com', inReplyTo: [messageId], text: 'Actually, what does it cost?' })]);
+    await applyMessages(deps, mailbox, [
+      reply({ uid: 2, from: 'p0@client.com', inReplyTo: [messageId], text: 'Actually, what does it cost?' }),
+    ]);
     const row = (await figures(deps, campaignId)).variants[v]!;
     expect(row).toMatchObject({ sent: 1, replied: 1, positive: 0 });
     const list = (await import('../inbound/replies.ts')).listReplies;
@@ -226,7 +277,14 @@ describe('variants', () => {
     expect(await sendFirst(deps, ids[0]!)).toBe('sent');
     // Figures as the facts would have counted them: 30/110 against 3/110.
     await deps.store.update(campaignKey(campaignId), {
-      set: { [counter.variant(0, 'sent')]: 110, [counter.variant(1, 'sent')]: 110, [counter.variant(0, 'positive')]: 3, [counter.variant(1, 'positive')]: 30, [counter.variant(0, 'assigned')]: 110, [counter.variant(1, 'assigned')]: 110 },
+      set: {
+        [counter.variant(0, 'sent')]: 110,
+        [counter.variant(1, 'sent')]: 110,
+        [counter.variant(0, 'positive')]: 3,
+        [counter.variant(1, 'positive')]: 30,
+        [counter.variant(0, 'assigned')]: 110,
+        [counter.variant(1, 'assigned')]: 110,
+      },
     });
     const named = await figures(deps, campaignId);
     expect(named).toMatchObject({ winner: 1, method: METHOD });
@@ -240,10 +298,15 @@ describe('variants', () => {
     for (const id of ids.slice(1)) expect((await leadOf(deps, id)).variant).toBe(1);
   });
 
-  it('counts a first email refused at SMTP as its variant\'s bounce, and an unsubscribe as its variant\'s, per lead', async () => {
+  it("counts a first email refused at SMTP as its variant's bounce, and an unsubscribe as its variant's, per lead", async () => {
     const deps = unitDeps();
     const { campaignId, ids } = await setup(deps, 2);
-    deps.mailer.answer({ ok: false, kind: 'permanent', code: 550, detail: '550 5.1.1 <p0@client.com>: Recipient address rejected: User unknown' });
+    deps.mailer.answer({
+      ok: false,
+      kind: 'permanent',
+      code: 550,
+      detail: '550 5.1.1 <p0@client.com>: Recipient address rejected: User unknown',
+    });
     expect(await sendFirst(deps, ids[0]!)).toBe('bounced');
     const bouncedVariant = (await leadOf(deps, ids[0]!)).variant!;
     expect(await sendFirst(deps, ids[1]!)).toBe('sent');
@@ -259,7 +322,14 @@ describe('variants', () => {
   it('names no winner at 31/1000 against 40/1000', async () => {
     const deps = unitDeps();
     const { campaignId } = await setup(deps, 0);
-    await deps.store.update(campaignKey(campaignId), { set: { [counter.variant(0, 'sent')]: 1000, [counter.variant(1, 'sent')]: 1000, [counter.variant(0, 'positive')]: 31, [counter.variant(1, 'positive')]: 40 } });
+    await deps.store.update(campaignKey(campaignId), {
+      set: {
+        [counter.variant(0, 'sent')]: 1000,
+        [counter.variant(1, 'sent')]: 1000,
+        [counter.variant(0, 'positive')]: 31,
+        [counter.variant(1, 'positive')]: 40,
+      },
+    });
     expect((await figures(deps, campaignId)).winner).toBeNull();
   });
 });

@@ -27,7 +27,8 @@ export interface VariantChoice {
 }
 
 /** The variants a claim composed from are still the campaign's (a PATCH before any first email may replace them). */
-const sameVariants = (c: Campaign): Condition => (c.variantsId ? { attr: 'variantsId', op: '=', value: c.variantsId } : { attr: 'variantsId', exists: false });
+const sameVariants = (c: Campaign): Condition =>
+  c.variantsId ? { attr: 'variantsId', op: '=', value: c.variantsId } : { attr: 'variantsId', exists: false };
 
 /**
  * The variant of a lead's first email, from the campaign row the send read
@@ -55,11 +56,22 @@ export function chooseVariant(c: Campaign, lead: { variant?: number }, random: (
   const open = assigned.flatMap((n, i) => (n <= ceiling ? [i] : []));
   const index = open[Math.min(open.length - 1, Math.floor(random() * open.length))]!;
   const attr = counter.variant(index, 'assigned');
-  return { index, copy: variants[index]!, fresh: true, op: count(index, { or: [{ attr, exists: false }, { attr, op: '<=', value: ceiling }] }) };
+  return {
+    index,
+    copy: variants[index]!,
+    fresh: true,
+    op: count(index, {
+      or: [
+        { attr, exists: false },
+        { attr, op: '<=', value: ceiling },
+      ],
+    }),
+  };
 }
 
 /** The test's arms, from the campaign's counters. */
-export const armsOf = (c: Campaign): Arm[] => (c.variants ?? []).map((_, i) => ({ sent: variantCount(c, i, 'sent'), positive: variantCount(c, i, 'positive') }));
+export const armsOf = (c: Campaign): Arm[] =>
+  (c.variants ?? []).map((_, i) => ({ sent: variantCount(c, i, 'sent'), positive: variantCount(c, i, 'positive') }));
 
 /**
  * Names the winner when the figures name one and none is named yet: stored
@@ -69,7 +81,11 @@ export const armsOf = (c: Campaign): Arm[] => (c.variants ?? []).map((_, i) => (
  * the caller knows (a send's record adds its own to what it read); the
  * campaign's counters otherwise. Answers the winner (null while none).
  */
-export async function nameWinnerIfDue(deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>, c: Campaign, arms = armsOf(c)): Promise<number | null> {
+export async function nameWinnerIfDue(
+  deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
+  c: Campaign,
+  arms = armsOf(c),
+): Promise<number | null> {
   if (c.winner !== undefined) return c.winner;
   if (!c.variants?.length) return null;
   const { winner } = judge(arms);
@@ -77,7 +93,13 @@ export async function nameWinnerIfDue(deps: Pick<Deps, 'store' | 'wallClock' | '
   const event = await eventOps(deps, 'campaign.winner', { campaignId: c.id, winner, method: METHOD }, `${campaignKey(c.id).pk}#WINNER`);
   const at = new Date(deps.clock.now()).toISOString();
   try {
-    await deps.store.transact([{ update: campaignKey(c.id), change: { set: { winner, winnerAt: at }, if: { and: [{ itemExists: true }, { attr: 'winner', exists: false }] } } }, ...event]);
+    await deps.store.transact([
+      {
+        update: campaignKey(c.id),
+        change: { set: { winner, winnerAt: at }, if: { and: [{ itemExists: true }, { attr: 'winner', exists: false }] } },
+      },
+      ...event,
+    ]);
     deps.log.info('variants: a winner is named', { campaignId: c.id, winner });
     return winner;
   } catch (err) {
@@ -93,7 +115,11 @@ export async function nameWinnerIfDue(deps: Pick<Deps, 'store' | 'wallClock' | '
  * plus this send are judged in memory, and only a new winner costs a write
  * (once per campaign), so the send path keeps its four requests.
  */
-export async function afterFirstSent(deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>, c: Campaign, variant: number): Promise<void> {
+export async function afterFirstSent(
+  deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>,
+  c: Campaign,
+  variant: number,
+): Promise<void> {
   if (c.winner !== undefined || !c.variants?.[variant]) return;
   const arms = armsOf(c);
   arms[variant] = { ...arms[variant]!, sent: arms[variant]!.sent + 1 };

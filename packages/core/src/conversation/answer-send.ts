@@ -91,7 +91,16 @@ async function composeAnswer(
   campaign: { unsubscribeUrlTemplate?: string | null },
 ): Promise<Composed> {
   const url = await unsubscribeUrl(deps, lead, campaign);
-  const email = wrapEmail({ mailbox, domain, to: lead.email, subject: job.answerSubject, body: job.body, unsubscribeUrl: url, aiDisclosure: false, thread: job.thread });
+  const email = wrapEmail({
+    mailbox,
+    domain,
+    to: lead.email,
+    subject: job.answerSubject,
+    body: job.body,
+    unsubscribeUrl: url,
+    aiDisclosure: false,
+    thread: job.thread,
+  });
   return { aiGenerated: false, subject: job.answerSubject, email: { ...email, messageId: job.answerMessageId } };
 }
 
@@ -101,29 +110,54 @@ async function composeAnswer(
  * email.sent goes with `step: null`. The campaign's counts and the lead's status do not move: it is not a
  * step of the sequence. A lead erased or deleted meanwhile gets nothing back; the job is still recorded.
  */
-export async function answerSent(deps: Deps, job: AnswerJob, mailboxId: string, how: { text: string; unconfirmed?: boolean }): Promise<void> {
+export async function answerSent(
+  deps: Deps,
+  job: AnswerJob,
+  mailboxId: string,
+  how: { text: string; unconfirmed?: boolean },
+): Promise<void> {
   const now = deps.clock.now();
   const sentAt = new Date(now).toISOString();
   const unconfirmed = Boolean(how.unconfirmed);
-  const event = await eventOps(deps, 'email.sent', { leadId: job.leadId, campaignId: job.campaignId, mailboxId, step: null, messageId: job.answerMessageId, sentAt }, job.id);
+  const event = await eventOps(
+    deps,
+    'email.sent',
+    { leadId: job.leadId, campaignId: job.campaignId, mailboxId, step: null, messageId: job.answerMessageId, sentAt },
+    job.id,
+  );
   const base: TransactOp[] = [
     ...sentJobOps(job, { sentAt, subject: job.answerSubject }, unconfirmed),
     { put: { ...sentMessageKey(job.answerMessageId), jobId: job.id, leadId: job.leadId, campaignId: job.campaignId, mailboxId } },
   ];
   const row = await deps.store.get(leadKey(job.leadId));
   const lead = row && leadFromItem(row);
-  const withLead: TransactOp[] = lead && !lead.erased
-    ? [
-        {
-          update: leadKey(lead.id),
-          change: {
-            set: { thread: { firstSubject: lead.thread?.firstSubject ?? job.answerSubject, messageIds: [...(lead.thread?.messageIds ?? []), job.answerMessageId] }, lastSentAt: sentAt },
-            if: leadLives,
+  const withLead: TransactOp[] =
+    lead && !lead.erased
+      ? [
+          {
+            update: leadKey(lead.id),
+            change: {
+              set: {
+                thread: {
+                  firstSubject: lead.thread?.firstSubject ?? job.answerSubject,
+                  messageIds: [...(lead.thread?.messageIds ?? []), job.answerMessageId],
+                },
+                lastSentAt: sentAt,
+              },
+              if: leadLives,
+            },
           },
-        },
-        { put: sentMessageItem(lead.id, now, { step: null, messageId: job.answerMessageId, subject: job.answerSubject, text: how.text, jobId: job.id }) },
-      ]
-    : [];
+          {
+            put: sentMessageItem(lead.id, now, {
+              step: null,
+              messageId: job.answerMessageId,
+              subject: job.answerSubject,
+              text: how.text,
+              jobId: job.id,
+            }),
+          },
+        ]
+      : [];
   try {
     await deps.store.transact([...foldCounters([...base, ...withLead]), ...event]);
   } catch (err) {

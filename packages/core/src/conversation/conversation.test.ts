@@ -30,7 +30,9 @@ const REPLY_ID = 'reply-1@client.com';
 async function replied(deps: UnitDeps, text = 'Sounds good. What does Tuesday look like?') {
   const sent = await sentTo(deps, ['ann@client.com']);
   const box = await mailboxes.get(deps, sent.box.id);
-  await applyMessages(deps, box, [message({ from: 'ann@client.com', inReplyTo: [sent.messageIds['ann@client.com']!], messageId: REPLY_ID, subject: 'Re: Hi F', text })]);
+  await applyMessages(deps, box, [
+    message({ from: 'ann@client.com', inReplyTo: [sent.messageIds['ann@client.com']!], messageId: REPLY_ID, subject: 'Re: Hi F', text }),
+  ]);
   deps.clock.set(Date.UTC(2026, 2, 2, 13));
   return { ...sent, leadId: sent.ids['ann@client.com']! };
 }
@@ -53,7 +55,13 @@ describe('the text kept and the conversation', () => {
     // The text as sent: the copy, the footer's address and the unsubscribe link.
     expect(out!.text).toBe(deps.mailer.sent[0]!.email.text);
     expect(out!.text).toMatch(/Hello\.[\s\S]*1 Main St/);
-    expect(inn).toMatchObject({ direction: 'in', fromEmail: 'ann@client.com', subject: 'Re: Hi F', text: 'Sounds good. What does Tuesday look like?', status: expect.any(String) });
+    expect(inn).toMatchObject({
+      direction: 'in',
+      fromEmail: 'ann@client.com',
+      subject: 'Re: Hi F',
+      text: 'Sounds good. What does Tuesday look like?',
+      status: expect.any(String),
+    });
   });
 
   it('pages by limit with a cursor; 404 for an unknown lead; 422 for a bad limit or cursor', async () => {
@@ -99,7 +107,12 @@ describe('the text kept and the conversation', () => {
   it('erasing a colleague who answered in the lead’s thread empties that reply’s text there', async () => {
     const deps = unitDeps();
     const { leadId, box, messageIds } = await replied(deps);
-    const colleague = message({ from: 'cy@client.com', inReplyTo: [messageIds['ann@client.com']!], messageId: 'cy-1@client.com', text: 'Cy here, I handle this for Ann.' });
+    const colleague = message({
+      from: 'cy@client.com',
+      inReplyTo: [messageIds['ann@client.com']!],
+      messageId: 'cy-1@client.com',
+      text: 'Cy here, I handle this for Ann.',
+    });
     await applyMessages(deps, await mailboxes.get(deps, box.id), [colleague]);
     expect((await conversation(deps, leadId, {})).messages.map((m) => m.text)).toContain('Cy here, I handle this for Ann.');
     await leads.erase(deps, { email: 'cy@client.com' });
@@ -121,11 +134,20 @@ describe('a person’s answer', () => {
     expect(deps.queued.at(-1)).toMatchObject({ delayMs: 0 });
     expect(await drain(deps)).toBe('sent');
     const { email, transport } = deps.mailer.sent.at(-1)!;
-    expect(email).toMatchObject({ messageId, to: 'ann@client.com', subject: 'Re: Hi F', inReplyTo: REPLY_ID, references: [messageIds['ann@client.com'], REPLY_ID] });
+    expect(email).toMatchObject({
+      messageId,
+      to: 'ann@client.com',
+      subject: 'Re: Hi F',
+      inReplyTo: REPLY_ID,
+      references: [messageIds['ann@client.com'], REPLY_ID],
+    });
     expect(email.from.address).toBe('rep@sender.com');
     expect(transport).toMatchObject({ user: 'rep@sender.com' });
     expect(email.text).toMatch(/Tuesday at 10 works[\s\S]*1 Main St[\s\S]*unsubscribe/i);
-    expect(email.headers).toMatchObject({ 'List-Unsubscribe': expect.stringMatching(/^<https?:\/\//), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' });
+    expect(email.headers).toMatchObject({
+      'List-Unsubscribe': expect.stringMatching(/^<https?:\/\//),
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
     // In the conversation as sent, step null; the lead is still REPLIED (an answer is not a step of the sequence).
     const c = await conversation(deps, leadId, {});
     expect(c.messages.at(-1)).toMatchObject({ direction: 'out', step: null, messageId, subject: 'Re: Hi F', text: email.text });
@@ -213,14 +235,22 @@ describe('a person’s answer', () => {
     const queued = (await getJob(deps, id))!;
     // The claim and the start of SMTP as a sender leaves them when it is killed before the record.
     await deps.store.transact(
-      moveOps(queued, 'CLAIMED', { set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId, smtpStartedAt: deps.wallClock.now(), attempts: 1 }, wallNow: deps.wallClock.now() }),
+      moveOps(queued, 'CLAIMED', {
+        set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId, smtpStartedAt: deps.wallClock.now(), attempts: 1 },
+        wallNow: deps.wallClock.now(),
+      }),
     );
     await dispatch(deps, { requeueAll: true });
     expect(await getJob(deps, id)).toMatchObject({ state: 'SENT', unconfirmed: true, messageId });
     expect(await drain(deps)).toBe('ignored');
     expect(deps.mailer.sent.length).toBe(sentBefore);
     // Its conversation copy keeps the person's words (the footer was never stored before the crash).
-    expect((await conversation(deps, leadId, {})).messages.at(-1)).toMatchObject({ direction: 'out', step: null, messageId, text: 'Died mid-send.' });
+    expect((await conversation(deps, leadId, {})).messages.at(-1)).toMatchObject({
+      direction: 'out',
+      step: null,
+      messageId,
+      text: 'Died mid-send.',
+    });
   });
 
   it('a sender that died before SMTP began: the claim is due again and the answer goes once', async () => {
@@ -230,7 +260,12 @@ describe('a person’s answer', () => {
     const first = await answer(deps, leadId, { text: 'Died before SMTP.' });
     const id = deps.queued.at(-1)!.jobId;
     const queued = (await getJob(deps, id))!;
-    await deps.store.transact(moveOps(queued, 'CLAIMED', { set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId: first.messageId, attempts: 1 }, wallNow: deps.wallClock.now() - 3_600_000 }));
+    await deps.store.transact(
+      moveOps(queued, 'CLAIMED', {
+        set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId: first.messageId, attempts: 1 },
+        wallNow: deps.wallClock.now() - 3_600_000,
+      }),
+    );
     await dispatch(deps, { requeueAll: true });
     const again = deps.queued.filter((m) => m.jobId === id).at(-1)!;
     expect(await sendJob(deps, id, { ref: again.ref })).toBe('sent');

@@ -7,7 +7,11 @@ export const OutMessageView = z.object({
   step: z.int().nullable().describe('The campaign step (0 is the first email); null for a person’s answer'),
   messageId: z.string(),
   subject: z.string(),
-  text: z.string().describe('The plain text as sent, footer included (at most 64 KB kept; empty when a crash left only the send’s claim to record it from)'),
+  text: z
+    .string()
+    .describe(
+      'The plain text as sent, footer included (at most 64 KB kept; empty when a crash left only the send’s claim to record it from)',
+    ),
   at: z.iso.datetime(),
 });
 

@@ -15,7 +15,10 @@ export function keptText(text: string): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= MAX_TEXT_BYTES) return text;
   // A character cut in two decodes as U+FFFD: dropped.
-  return bytes.subarray(0, MAX_TEXT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return bytes
+    .subarray(0, MAX_TEXT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }
 
 export const OutMessage = z.looseObject({
@@ -48,8 +51,19 @@ export type StoredMessage = z.infer<typeof StoredMessage>;
 export const messageFromItem = (item: Item): StoredMessage => StoredMessage.parse(item);
 
 /** The item of an email sent: its key orders it by the send's time. */
-export function sentMessageItem(leadId: string, atMs: number, m: { step: number | null; messageId: string; subject: string; text: string; jobId: string }): Item {
-  return { ...messageKey(leadId, atMs, m.jobId), direction: 'out', ...m, subject: m.subject.slice(0, 1000), text: keptText(m.text), at: new Date(atMs).toISOString() };
+export function sentMessageItem(
+  leadId: string,
+  atMs: number,
+  m: { step: number | null; messageId: string; subject: string; text: string; jobId: string },
+): Item {
+  return {
+    ...messageKey(leadId, atMs, m.jobId),
+    direction: 'out',
+    ...m,
+    subject: m.subject.slice(0, 1000),
+    text: keptText(m.text),
+    at: new Date(atMs).toISOString(),
+  };
 }
 
 /**
@@ -57,6 +71,17 @@ export function sentMessageItem(leadId: string, atMs: number, m: { step: number 
  * is ordered by the engine's time when it was read (`readAt`), on the same clock as the sends, so a reply
  * always follows the email it answers, whatever the server's clock says.
  */
-export function replyMessageItem(leadId: string, readAt: number, m: { replyId: string; fromEmail: string; subject: string; text: string; at: number; headerId?: string }): Item {
-  return { ...messageKey(leadId, readAt, m.replyId), direction: 'in', ...m, subject: m.subject.slice(0, 1000), text: keptText(m.text), at: new Date(m.at).toISOString() };
+export function replyMessageItem(
+  leadId: string,
+  readAt: number,
+  m: { replyId: string; fromEmail: string; subject: string; text: string; at: number; headerId?: string },
+): Item {
+  return {
+    ...messageKey(leadId, readAt, m.replyId),
+    direction: 'in',
+    ...m,
+    subject: m.subject.slice(0, 1000),
+    text: keptText(m.text),
+    at: new Date(m.at).toISOString(),
+  };
 }

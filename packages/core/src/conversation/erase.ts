@@ -41,9 +41,13 @@ export async function deleteConversation(deps: Pick<Deps, 'store'>, leadId: stri
   for (const item of await queryAll(deps.store, answerKeysOfLead(leadId))) await deps.store.delete({ pk: item.pk, sk: item.sk });
   for (const item of await queryAll(deps.store, answersOfLead(leadId))) {
     const job = jobFromItem(item);
-    if (job.state === 'SCHEDULED' || job.state === 'QUEUED' || job.state === 'PARKED') await move(deps, job, 'CANCELLED', { set: { reason: 'lead deleted' } });
+    if (job.state === 'SCHEDULED' || job.state === 'QUEUED' || job.state === 'PARKED')
+      await move(deps, job, 'CANCELLED', { set: { reason: 'lead deleted' } });
     try {
-      await deps.store.delete({ pk: item.pk, sk: item.sk }, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
+      await deps.store.delete(
+        { pk: item.pk, sk: item.sk },
+        { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } },
+      );
     } catch (err) {
       if (!(err instanceof ConditionFailedError)) throw err;
       // Being sent right now: it stays until settled, without the person's words.

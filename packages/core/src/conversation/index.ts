@@ -34,7 +34,12 @@ async function leadOf(deps: Pick<Deps, 'store'>, id: string): Promise<Lead> {
 
 /** GET /v1/leads/{id}/conversation's query. */
 export const ConversationQuery = z.strictObject({
-  limit: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be from 1 to 200' }).max(200, { error: 'must be from 1 to 200' }).default(50),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be from 1 to 200' })
+    .max(200, { error: 'must be from 1 to 200' })
+    .default(50),
   cursor: z.string().max(2000).optional(),
 });
 
@@ -62,7 +67,11 @@ export async function conversation(deps: Pick<Deps, 'store'>, leadId: string, qu
   const q = parse(ConversationQuery, query);
   const after = q.cursor ? positionOf(q.cursor) : undefined;
   // BETWEEN is inclusive: the message the cursor names is read again and passed over; one more tells whether a page follows.
-  const page = await deps.store.query({ pk: messagesOfLead(leadId).pk, skBetween: [after ?? MESSAGE_FIRST, MESSAGE_LAST], limit: q.limit + 2 });
+  const page = await deps.store.query({
+    pk: messagesOfLead(leadId).pk,
+    skBetween: [after ?? MESSAGE_FIRST, MESSAGE_LAST],
+    limit: q.limit + 2,
+  });
   const rows = page.items.filter((item) => item.sk !== after);
   const taken: typeof rows = [];
   let bytes = 0;
@@ -73,18 +82,34 @@ export async function conversation(deps: Pick<Deps, 'store'>, leadId: string, qu
   }
   const stored = taken.map(messageFromItem);
   const replyIds = stored.flatMap((m) => (m.direction === 'in' ? [m.replyId] : []));
-  const statuses = new Map((replyIds.length ? await deps.store.batchGet(replyIds.map(inboundKey)) : []).map((item) => {
-    const r = inboundFromItem(item);
-    return [r.id, r.replyStatus ?? 'NEEDS_REVIEW'] as const;
-  }));
+  const statuses = new Map(
+    (replyIds.length ? await deps.store.batchGet(replyIds.map(inboundKey)) : []).map((item) => {
+      const r = inboundFromItem(item);
+      return [r.id, r.replyStatus ?? 'NEEDS_REVIEW'] as const;
+    }),
+  );
   const messages: MessageView[] = stored.map((m) =>
     m.direction === 'out'
       ? { direction: 'out', step: m.step, messageId: m.messageId, subject: m.subject, text: m.text, at: m.at }
-      : { direction: 'in', replyId: m.replyId, fromEmail: m.fromEmail, subject: m.subject, text: m.text, at: m.at, status: statuses.get(m.replyId) ?? 'NEEDS_REVIEW' },
+      : {
+          direction: 'in',
+          replyId: m.replyId,
+          fromEmail: m.fromEmail,
+          subject: m.subject,
+          text: m.text,
+          at: m.at,
+          status: statuses.get(m.replyId) ?? 'NEEDS_REVIEW',
+        },
   );
   // What was read past the page (one more than the limit, or what the size cut off) says another page follows.
   const more = taken.length < rows.length;
-  return { leadId, campaignId: lead.campaignId, mailboxId: lead.mailboxId ?? null, messages, nextCursor: more && taken.length ? cursorOf(String(taken[taken.length - 1]!.sk)) : null };
+  return {
+    leadId,
+    campaignId: lead.campaignId,
+    mailboxId: lead.mailboxId ?? null,
+    messages,
+    nextCursor: more && taken.length ? cursorOf(String(taken[taken.length - 1]!.sk)) : null,
+  };
 }
 
 /** POST /v1/leads/{id}/messages's body. */
@@ -92,8 +117,15 @@ export const AnswerInput = z.strictObject({
   text: z
     .string()
     .refine((t) => t.trim().length > 0, { error: 'must not be empty' })
-    .refine((t) => Buffer.byteLength(t, 'utf8') <= MAX_TEXT_BYTES - 2048, { error: 'must be at most 62 KB (the footer takes the rest of the 64 KB kept)' }),
-  subject: z.string().trim().min(1, { error: 'must not be empty when given' }).max(500, { error: 'must be at most 500 characters' }).optional(),
+    .refine((t) => Buffer.byteLength(t, 'utf8') <= MAX_TEXT_BYTES - 2048, {
+      error: 'must be at most 62 KB (the footer takes the rest of the 64 KB kept)',
+    }),
+  subject: z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty when given' })
+    .max(500, { error: 'must be at most 500 characters' })
+    .optional(),
 });
 
 /** The longest Idempotency-Key taken. */
@@ -120,15 +152,18 @@ export async function answer(deps: Deps, leadId: string, body: unknown, idempote
   if (first) return { messageId: String(first.messageId) };
 
   const sent = lead.thread?.messageIds ?? [];
-  if (lead.erased || !lead.mailboxId || !sent.length) throw new ValidationError('The lead was never emailed: there is no thread to answer in.');
+  if (lead.erased || !lead.mailboxId || !sent.length)
+    throw new ValidationError('The lead was never emailed: there is no thread to answer in.');
   if (await suppression.isSuppressed(deps, lead.email)) throw new ConflictError('The address is suppressed: nothing more is sent to it.');
   const row = await deps.store.get(mailboxKey(lead.mailboxId));
   const mailbox = row && mailboxFromItem(row);
   if (!mailbox || !canSend(mailbox)) {
-    throw new ValidationError(`The lead's mailbox cannot send (${mailbox ? mailbox.status : 'deleted'}): the answer must go from the mailbox its thread is in.`);
+    throw new ValidationError(
+      `The lead's mailbox cannot send (${mailbox ? mailbox.status : 'deleted'}): the answer must go from the mailbox its thread is in.`,
+    );
   }
   const domainRow = await deps.store.get(domainKey(mailbox.domainId));
-  if (!domainRow) throw new ValidationError('The lead\'s mailbox has no domain: the answer cannot be sent.');
+  if (!domainRow) throw new ValidationError("The lead's mailbox has no domain: the answer cannot be sent.");
   const domain = domainFromItem(domainRow);
 
   // In-Reply-To: the thread's latest message either way (a reply's own Message-ID, or the last email sent).
@@ -146,7 +181,14 @@ export async function answer(deps: Deps, leadId: string, body: unknown, idempote
       dueAt: now,
       mailboxId: mailbox.id,
       domainId: mailbox.domainId,
-      fields: { leadId, campaignId: lead.campaignId, body: input.text, answerSubject: input.subject ?? answering(lead.thread?.firstSubject ?? ''), thread, answerMessageId: messageId },
+      fields: {
+        leadId,
+        campaignId: lead.campaignId,
+        body: input.text,
+        answerSubject: input.subject ?? answering(lead.thread?.firstSubject ?? ''),
+        thread,
+        answerMessageId: messageId,
+      },
     },
     now,
   );
@@ -156,7 +198,9 @@ export async function answer(deps: Deps, leadId: string, body: unknown, idempote
     await deps.store.transact([
       { put: queued, if: { itemExists: false } },
       { update: queueCounterKey(id), change: { add: { [stateCounter('QUEUED')]: 1 } } },
-      ...(keyed ? [{ put: { ...keyed, messageId, jobId: id, createdAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: false } }] : []),
+      ...(keyed
+        ? [{ put: { ...keyed, messageId, jobId: id, createdAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: false } }]
+        : []),
     ]);
   } catch (err) {
     // The same key, at the same moment: the first one's answer.

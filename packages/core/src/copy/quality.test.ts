@@ -144,7 +144,13 @@ describe('docs/copy.md', () => {
       expect(row, key).toBeDefined();
       const points = 'max' in penalty ? `-${penalty.points} each, at most -${penalty.max}` : `-${penalty.points}`;
       // "-10 each" and "-10" say the same for a penalty without a ceiling.
-      expect(row!.split('|')[2]!.trim().replace(/ each$/, ''), key).toBe(points);
+      expect(
+        row!
+          .split('|')[2]!
+          .trim()
+          .replace(/ each$/, ''),
+        key,
+      ).toBe(points);
     }
   });
 

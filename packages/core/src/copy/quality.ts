@@ -145,7 +145,10 @@ export function explainQuality(input: QualityInput): QualityReport {
     reasons.push(`${reason} (-${points}).`);
   };
 
-  for (const [label, field] of [['subject', subject], ['template', template]] as const) {
+  for (const [label, field] of [
+    ['subject', subject],
+    ['template', template],
+  ] as const) {
     if (field.spintaxError) {
       penalize(P.invalidSpintax.points, `The ${label} has invalid spintax: ${field.spintaxError.replace(/^Spintax: |\.$/g, '')}`);
     }
@@ -156,11 +159,19 @@ export function explainQuality(input: QualityInput): QualityReport {
 
   if (subjectText.trim() === '') penalize(P.noSubject.points, 'The subject is empty');
   else {
-    const chars = extremes(subject.nodes, (s) => [...s].length, (name) => name.length + 4).max;
+    const chars = extremes(
+      subject.nodes,
+      (s) => [...s].length,
+      (name) => name.length + 4,
+    ).max;
     if (chars > L.maxSubjectChars) penalize(P.longSubject.points, `The subject can be ${chars} characters long, over ${L.maxSubjectChars}`);
   }
 
-  const words = extremes(template.nodes, (s) => count(s, WORD), () => 1);
+  const words = extremes(
+    template.nodes,
+    (s) => count(s, WORD),
+    () => 1,
+  );
   if (words.max === 0) penalize(P.emptyBody.points, 'The template has no words');
   else if (words.min < L.minWords) penalize(P.shortBody.points, `The template can be as short as ${words.min} words, under ${L.minWords}`);
   if (words.max > L.maxWords) penalize(P.longBody.points, `The template can be as long as ${words.max} words, over ${L.maxWords}`);
@@ -181,11 +192,31 @@ export function explainQuality(input: QualityInput): QualityReport {
     );
   }
 
-  const links = extremes(subject.nodes, (s) => count(s, LINK), () => 0).max + extremes(template.nodes, (s) => count(s, LINK), () => 0).max;
+  const links =
+    extremes(
+      subject.nodes,
+      (s) => count(s, LINK),
+      () => 0,
+    ).max +
+    extremes(
+      template.nodes,
+      (s) => count(s, LINK),
+      () => 0,
+    ).max;
   if (links > L.freeLinks) {
     penalize((links - L.freeLinks) * P.extraLink.points, `The copy has ${links} links, more than ${L.freeLinks}`);
   }
-  const bangs = extremes(subject.nodes, (s) => count(s, /!/g), () => 0).max + extremes(template.nodes, (s) => count(s, /!/g), () => 0).max;
+  const bangs =
+    extremes(
+      subject.nodes,
+      (s) => count(s, /!/g),
+      () => 0,
+    ).max +
+    extremes(
+      template.nodes,
+      (s) => count(s, /!/g),
+      () => 0,
+    ).max;
   if (bangs > L.freeExclamations) penalize(P.exclamations.points, `The copy has ${bangs} exclamation marks`);
 
   return { score: Math.max(0, Math.min(100, score)), reasons };

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import {
-  MAX_SPINTAX_DEPTH,
-  MAX_SPINTAX_LENGTH,
-  SpintaxError,
-  parseSpintax,
-  placeholdersIn,
-  spin,
-  validateSpintax,
-} from './spintax.ts';
+import { MAX_SPINTAX_DEPTH, MAX_SPINTAX_LENGTH, SpintaxError, parseSpintax, placeholdersIn, spin, validateSpintax } from './spintax.ts';
 
 /** mulberry32: a small seeded generator so spin tests repeat exactly. */
 function seeded(seed: number): () => number {
@@ -87,7 +79,13 @@ describe('parseSpintax', () => {
     expect(parseSpintax('{Hi {{firstName}}|Hello}')).toEqual([
       {
         type: 'choice',
-        options: [[{ type: 'text', value: 'Hi ' }, { type: 'placeholder', name: 'firstName' }], [{ type: 'text', value: 'Hello' }]],
+        options: [
+          [
+            { type: 'text', value: 'Hi ' },
+            { type: 'placeholder', name: 'firstName' },
+          ],
+          [{ type: 'text', value: 'Hello' }],
+        ],
       },
     ]);
   });
@@ -212,7 +210,13 @@ describe('spin', () => {
   });
 
   it('renders placeholders with a callback when one is given', () => {
-    expect(spin('Hi {{firstName}}', () => 0, (name) => name.toUpperCase())).toBe('Hi FIRSTNAME');
+    expect(
+      spin(
+        'Hi {{firstName}}',
+        () => 0,
+        (name) => name.toUpperCase(),
+      ),
+    ).toBe('Hi FIRSTNAME');
   });
 
   it('accepts a parsed tree as well as text', () => {

@@ -17,19 +17,10 @@ export const MAX_SPINTAX_LENGTH = 100_000;
 export const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 
 /** One piece of parsed copy. A choice always has at least one option; an option may be empty. */
-export type SpinNode =
-  | { type: 'text'; value: string }
-  | { type: 'placeholder'; name: string }
-  | { type: 'choice'; options: SpinNode[][] };
+export type SpinNode = { type: 'text'; value: string } | { type: 'placeholder'; name: string } | { type: 'choice'; options: SpinNode[][] };
 
 /** Which rule the text broke; stable, unlike the message. */
-export type SpintaxProblem =
-  | 'UNCLOSED_BRACE'
-  | 'UNOPENED_BRACE'
-  | 'EMPTY_PLACEHOLDER'
-  | 'BAD_PLACEHOLDER'
-  | 'TOO_DEEP'
-  | 'TOO_LONG';
+export type SpintaxProblem = 'UNCLOSED_BRACE' | 'UNOPENED_BRACE' | 'EMPTY_PLACEHOLDER' | 'BAD_PLACEHOLDER' | 'TOO_DEEP' | 'TOO_LONG';
 
 /**
  * Invalid spintax. The message names the problem and its 1-based character

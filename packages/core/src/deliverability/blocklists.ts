@@ -24,7 +24,8 @@ export async function checkBlocklist(dns: DnsResolver, domain: string, id: Block
   const query = `${domain}.${BLOCKLISTS[id]}`;
   const answer = await dns.a(query);
   if (!answer.ok) {
-    if (answer.reason === 'nxdomain' || answer.reason === 'nodata') return { status: 'PASS', query, answers: [], checked: true, reason: `Not listed by ${id}.` };
+    if (answer.reason === 'nxdomain' || answer.reason === 'nodata')
+      return { status: 'PASS', query, answers: [], checked: true, reason: `Not listed by ${id}.` };
     const reason =
       answer.reason === 'timeout'
         ? `Could not check: the ${id} lookup timed out. That is not a listing, but the domain could not be checked against ${id} this time.`
@@ -34,7 +35,13 @@ export async function checkBlocklist(dns: DnsResolver, domain: string, id: Block
   const answers = answer.records;
   const listed = answers.filter(isListingAnswer);
   if (listed.length) {
-    return { status: 'FAIL', query, answers, checked: true, reason: `Listed by ${id} (answer ${listed.join(', ')}). Mail that mentions the domain is likely to be filtered.` };
+    return {
+      status: 'FAIL',
+      query,
+      answers,
+      checked: true,
+      reason: `Listed by ${id} (answer ${listed.join(', ')}). Mail that mentions the domain is likely to be filtered.`,
+    };
   }
   if (answers.includes('127.0.0.1')) {
     return {
@@ -55,5 +62,11 @@ export async function checkBlocklist(dns: DnsResolver, domain: string, id: Block
       reason: `Could not check: ${id} answered with an error code (${errors.join(', ')}), not a listing: the operator refused or could not serve the query.`,
     };
   }
-  return { status: 'PASS', query, answers, checked: true, reason: `${id} gave an answer that is not a listing code (${answers.join(', ')}).` };
+  return {
+    status: 'PASS',
+    query,
+    answers,
+    checked: true,
+    reason: `${id} gave an answer that is not a listing code (${answers.join(', ')}).`,
+  };
 }

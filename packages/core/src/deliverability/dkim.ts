@@ -149,7 +149,9 @@ export async function checkDkim(
     const records = answer.ok ? answer.records.filter(looksLikeDkim) : [];
     if (records.length) return { selectorsTried, selector: COMMON_SELECTORS[i]!, records, ...decide(records) };
   }
-  const unanswered = COMMON_SELECTORS.filter((_, i) => !answers[i]!.ok && ['timeout', 'error'].includes((answers[i] as { reason: string }).reason));
+  const unanswered = COMMON_SELECTORS.filter(
+    (_, i) => !answers[i]!.ok && ['timeout', 'error'].includes((answers[i] as { reason: string }).reason),
+  );
   return {
     status: 'PENDING',
     selector: null,

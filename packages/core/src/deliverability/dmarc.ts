@@ -21,7 +21,12 @@ export async function checkDmarc(dns: DnsResolver, domain: string): Promise<Dmar
   const name = `_dmarc.${domain}`;
   const answer = await dns.txt(name);
   if (!answer.ok && (answer.reason === 'timeout' || answer.reason === 'error')) {
-    return { status: 'FAIL', records: [], policy: null, reason: `The lookup of ${name} ${answer.reason === 'timeout' ? 'timed out' : 'failed'}, so DMARC could not be checked.` };
+    return {
+      status: 'FAIL',
+      records: [],
+      policy: null,
+      reason: `The lookup of ${name} ${answer.reason === 'timeout' ? 'timed out' : 'failed'}, so DMARC could not be checked.`,
+    };
   }
   const records = answer.ok ? answer.records.filter(isDmarcRecord) : [];
   if (records.length === 0) {
@@ -54,5 +59,10 @@ export async function checkDmarc(dns: DnsResolver, domain: string): Promise<Dmar
       : policy === 'quarantine'
         ? 'p=quarantine: mail that fails goes to spam.'
         : 'p=reject: mail that fails is refused.';
-  return { status: 'PASS', records, policy, reason: `One DMARC record with ${meaning}${tags.has('rua') ? '' : ' It has no rua= address, so no one receives aggregate reports.'}` };
+  return {
+    status: 'PASS',
+    records,
+    policy,
+    reason: `One DMARC record with ${meaning}${tags.has('rua') ? '' : ' It has no rua= address, so no one receives aggregate reports.'}`,
+  };
 }

@@ -35,7 +35,8 @@ async function checkItem(deps: D, domain: Domain, selector?: string | null): Pro
  */
 export const check = verb(CheckDomain, async (deps: D, { domain, selector }) => {
   const found = await getByName(deps, domain);
-  if (!found) throw new NotFoundError(`There is no domain ${domain} in this engine. Add it with POST /v1/domains, or use /public/domain-check.`);
+  if (!found)
+    throw new NotFoundError(`There is no domain ${domain} in this engine. Add it with POST /v1/domains, or use /public/domain-check.`);
   return checkItem(deps, found, selector);
 });
 

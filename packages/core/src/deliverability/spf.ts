@@ -217,7 +217,8 @@ export async function checkSpf(dns: DnsResolver, domain: string): Promise<SpfFin
       status: 'FAIL',
       records,
       lookups: 0,
-      reason: 'The SPF record ends in +all (a bare "all" means +all), which lets every server on the internet send as this domain. Use ~all or -all.',
+      reason:
+        'The SPF record ends in +all (a bare "all" means +all), which lets every server on the internet send as this domain. Use ~all or -all.',
     };
   }
 

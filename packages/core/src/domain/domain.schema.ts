@@ -32,7 +32,10 @@ export const MailingAddress = z
   .union([z.string({ error: 'must be a string or null' }).max(500, { error: 'must be at most 500 characters' }), z.null()])
   .transform((s) => {
     if (s === null) return null;
-    const lines = s.split(/\r\n|\r|\n/).map((l) => l.trim()).filter(Boolean);
+    const lines = s
+      .split(/\r\n|\r|\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
     return lines.length ? lines.join('\n') : null;
   });
 

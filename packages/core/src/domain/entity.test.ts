@@ -13,12 +13,23 @@ describe('a stored domain and seed inbox', () => {
   it('reads a domain without its optional fields; the footer rule needs a non-blank address', () => {
     const d = domain.fromItem({ ...domainKey('d1'), id: 'd1', domainName: 'sender.com' });
     expect(domain.hasMailingAddress(d)).toBe(false);
-    expect(domain.hasMailingAddress(domain.fromItem({ ...domainKey('d1'), id: 'd1', domainName: 'sender.com', mailingAddress: '1 Main St' }))).toBe(true);
+    expect(
+      domain.hasMailingAddress(domain.fromItem({ ...domainKey('d1'), id: 'd1', domainName: 'sender.com', mailingAddress: '1 Main St' })),
+    ).toBe(true);
     expect(domain.hasMailingAddress(undefined)).toBe(false);
   });
 
   it('reads a seed with the usual IMAP port when it names none', () => {
-    const s = seed.fromItem({ pk: 'SEED#s1', sk: 'SEED', id: 's1', email: 'me@gmail.com', provider: 'GOOGLE', imapHost: 'imap.gmail.com', spamFolder: '[Gmail]/Spam', sealedPassword: 'x' });
+    const s = seed.fromItem({
+      pk: 'SEED#s1',
+      sk: 'SEED',
+      id: 's1',
+      email: 'me@gmail.com',
+      provider: 'GOOGLE',
+      imapHost: 'imap.gmail.com',
+      spamFolder: '[Gmail]/Spam',
+      sealedPassword: 'x',
+    });
     expect(seed.imapPortOf(s)).toBe(993);
   });
 });

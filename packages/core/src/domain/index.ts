@@ -36,10 +36,7 @@ export function usedBy(
 }
 
 async function world(deps: D) {
-  const [campaigns, mailboxes] = await Promise.all([
-    queryAll(deps.store, allCampaigns()),
-    queryAll(deps.store, allMailboxes()),
-  ]);
+  const [campaigns, mailboxes] = await Promise.all([queryAll(deps.store, allCampaigns()), queryAll(deps.store, allMailboxes())]);
   return { campaigns: campaigns.map(campaignRows.fromItem), mailboxes: mailboxes.map(mailboxRows.fromItem) };
 }
 
@@ -119,32 +116,31 @@ export async function getByName(deps: Pick<Deps, 'store'>, name: unknown): Promi
  * campaigns (ACTIVE or PAUSED) send with needs `confirm: true`; otherwise
  * 409 ADDRESS_IN_USE lists them, and nothing changes.
  */
-export const update = verb(
-  UpdateDomain.extend({ id: z.string() }),
-  async (deps: D, { id, confirm, ...input }) => {
-    const current = await get(deps, id);
-    const address = addressFields(input);
-    const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString(), ...address };
-    for (const k of ['redirectUrl', 'dkimSelector', 'label'] as const) if (input[k] !== undefined) set[k] = input[k];
+export const update = verb(UpdateDomain.extend({ id: z.string() }), async (deps: D, { id, confirm, ...input }) => {
+  const current = await get(deps, id);
+  const address = addressFields(input);
+  const set: Record<string, unknown> = { updatedAt: new Date(deps.wallClock.now()).toISOString(), ...address };
+  for (const k of ['redirectUrl', 'dkimSelector', 'label'] as const) if (input[k] !== undefined) set[k] = input[k];
 
-    const w = await world(deps);
-    const use = usedBy(id, w.campaigns, w.mailboxes);
-    const clearing = 'mailingAddress' in address && !address.mailingAddress && current.mailingAddress;
-    if (clearing && !confirm) {
-      const sending = use.campaigns.flatMap((c) => (c.status === 'ACTIVE' || c.status === 'PAUSED' ? [{ id: c.id, name: c.name, status: c.status }] : []));
-      if (sending.length) {
-        throw new ConflictError(
-          `Campaigns send from this domain with its mailing address: clearing it stops their emails. Send again with "confirm": true to clear it anyway.`,
-          { code: 'ADDRESS_IN_USE', campaigns: sending } satisfies Omit<AddressInUseView, 'error'>,
-        );
-      }
+  const w = await world(deps);
+  const use = usedBy(id, w.campaigns, w.mailboxes);
+  const clearing = 'mailingAddress' in address && !address.mailingAddress && current.mailingAddress;
+  if (clearing && !confirm) {
+    const sending = use.campaigns.flatMap((c) =>
+      c.status === 'ACTIVE' || c.status === 'PAUSED' ? [{ id: c.id, name: c.name, status: c.status }] : [],
+    );
+    if (sending.length) {
+      throw new ConflictError(
+        `Campaigns send from this domain with its mailing address: clearing it stops their emails. Send again with "confirm": true to clear it anyway.`,
+        { code: 'ADDRESS_IN_USE', campaigns: sending } satisfies Omit<AddressInUseView, 'error'>,
+      );
     }
-    try {
-      const after = await deps.store.update(domainKey(id), { set, if: { itemExists: true } });
-      return toDomain(fromItem(after), use.usedBy);
-    } catch (err) {
-      if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no domain ${id}.`);
-      throw err;
-    }
-  },
-);
+  }
+  try {
+    const after = await deps.store.update(domainKey(id), { set, if: { itemExists: true } });
+    return toDomain(fromItem(after), use.usedBy);
+  } catch (err) {
+    if (err instanceof ConditionFailedError) throw new NotFoundError(`There is no domain ${id}.`);
+    throw err;
+  }
+});

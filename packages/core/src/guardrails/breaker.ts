@@ -67,7 +67,10 @@ export function sendCountOp(campaignId: string, mailboxId: string, pair: Breaker
  */
 export function bounceCountOps(campaignId: string, mailboxId: string, pair: BreakerPair, now: number, withSend: boolean): TransactOp[] {
   return [
-    { update: pairDayKey(campaignId, mailboxId, pair.epoch, utcDay(now)), change: { add: { bounces: 1, ...(withSend ? { sends: 1 } : {}) } } },
+    {
+      update: pairDayKey(campaignId, mailboxId, pair.epoch, utcDay(now)),
+      change: { add: { bounces: 1, ...(withSend ? { sends: 1 } : {}) } },
+    },
     { update: pairKey(campaignId, mailboxId), change: { set: { lastBounceAt: now } } },
   ];
 }
@@ -93,7 +96,16 @@ export async function evaluate(deps: D, campaignId: string, mailboxId: string, e
   const threshold = bounceRateThresholdOf(campaign && campaignFromItem(campaign));
   if (sends < MIN_SENDS || (bounces * 100) / sends <= threshold) return false;
   await deps.store.update(pairKey(campaignId, mailboxId), {
-    set: { tripped: true, trippedAt: new Date(now).toISOString(), sends, bounces, epoch, campaignId, mailboxId, ...trippedIndex(campaignId, mailboxId) },
+    set: {
+      tripped: true,
+      trippedAt: new Date(now).toISOString(),
+      sends,
+      bounces,
+      epoch,
+      campaignId,
+      mailboxId,
+      ...trippedIndex(campaignId, mailboxId),
+    },
   });
   await pauseForBounceRate(deps, campaignId, now);
   deps.metrics.count('BreakerTrips');
@@ -105,11 +117,19 @@ async function pauseForBounceRate(deps: D, campaignId: string, now: number): Pro
   const set = { pausedForBounceRate: true };
   const event = await eventOps(deps, 'campaign.paused', { campaignId, reason: 'breaker' }, `${campaignKey(campaignId).pk}#BREAKER#${now}`);
   if (event.length) {
-    const off = { or: [{ attr: 'pausedForBounceRate', exists: false }, { attr: 'pausedForBounceRate', op: '=' as const, value: false }] };
-    const done = await deps.store.transact([{ update: campaignKey(campaignId), change: { set, if: off } }, ...event]).then(() => true, (err: unknown) => {
-      if (!(err instanceof ConditionFailedError)) throw err;
-      return false;
-    });
+    const off = {
+      or: [
+        { attr: 'pausedForBounceRate', exists: false },
+        { attr: 'pausedForBounceRate', op: '=' as const, value: false },
+      ],
+    };
+    const done = await deps.store.transact([{ update: campaignKey(campaignId), change: { set, if: off } }, ...event]).then(
+      () => true,
+      (err: unknown) => {
+        if (!(err instanceof ConditionFailedError)) throw err;
+        return false;
+      },
+    );
     if (done) return;
   }
   await deps.store.update(campaignKey(campaignId), { set });

@@ -43,7 +43,7 @@ export const CSV_INJECTION_RULE = {
   skipsLeading: 'whitespace and control characters (tab, CR, LF, spaces, zero-width characters)',
   prefix: PREFIX,
   description:
-    "A text value whose first character, after any leading whitespace or control characters, is =, +, - or @ " +
+    'A text value whose first character, after any leading whitespace or control characters, is =, +, - or @ ' +
     '(or the full-width ＝ ＋ － ＠) is stored with a single quote in front of the original value; ' +
     'every other value is stored unchanged.',
 } as const;

@@ -7,8 +7,15 @@ import { AI_DISCLOSURE } from './disclosure.ts';
  * unsubscribe link, then, only when `aiDisclosure`, the AI marker. With no
  * address or no unsubscribe link there is no footer and no send.
  */
-export function buildFooter(opts: { mailingAddress: string | null | undefined; unsubscribeUrl: string | undefined; aiDisclosure: boolean }): string {
-  const address = (opts.mailingAddress ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+export function buildFooter(opts: {
+  mailingAddress: string | null | undefined;
+  unsubscribeUrl: string | undefined;
+  aiDisclosure: boolean;
+}): string {
+  const address = (opts.mailingAddress ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (!address.length) {
     throw new GuardrailError('NO_ADDRESS', 'The sending domain has no mailing address: the email was not sent.');
   }

@@ -86,7 +86,10 @@ export const seedSubject = (seedId: string) => `seed:${seedId}`;
  * left), or a seed inbox. Undefined for a bad token, or one whose lead was
  * never stored or whose seed is gone.
  */
-export async function recipientOfToken(deps: D, token: string): Promise<{ email: string; lead?: Lead; seed?: Seed; addressHash?: string } | undefined> {
+export async function recipientOfToken(
+  deps: D,
+  token: string,
+): Promise<{ email: string; lead?: Lead; seed?: Seed; addressHash?: string } | undefined> {
   const subject = await leadIdFromToken(deps, token);
   if (subject === undefined) return undefined;
   if (subject.startsWith('seed:')) {
@@ -125,9 +128,11 @@ export async function unsubscribe(
   if (seed) {
     // A seed is the customer's own inbox, not a lead: the click stops its samples (shown on the seed, undone by
     // adding it again) instead of putting the customer's address on the permanent suppression list.
-    await deps.store.update(seedKey(seed.id), { set: { unsubscribedAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: true } }).catch((err) => {
-      if ((err as Error).name !== 'ConditionFailedError') throw err;
-    });
+    await deps.store
+      .update(seedKey(seed.id), { set: { unsubscribedAt: new Date(deps.wallClock.now()).toISOString() }, if: { itemExists: true } })
+      .catch((err) => {
+        if ((err as Error).name !== 'ConditionFailedError') throw err;
+      });
     return { ok: true, email };
   }
   // Erasure already suppressed the real address and every row of it; the row now holds a placeholder.

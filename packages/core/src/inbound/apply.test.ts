@@ -23,7 +23,14 @@ async function applyTwice(deps: UnitDeps, box: { id: unknown }, m: InboundMessag
   return [first, again];
 }
 
-const dsn = (messageIds: Record<string, string>, rcpt: string, action: string, status: string, originalId: string | null = messageIds[rcpt] ?? null, diagnostic?: string) =>
+const dsn = (
+  messageIds: Record<string, string>,
+  rcpt: string,
+  action: string,
+  status: string,
+  originalId: string | null = messageIds[rcpt] ?? null,
+  diagnostic?: string,
+) =>
   message({
     from: 'mailer-daemon@mx.sender.com',
     headers: { 'auto-submitted': 'auto-replied' },
@@ -58,29 +65,49 @@ describe('applying inbound messages', () => {
     expect(await suppression.isSuppressed(deps, 'gone@client.com')).toBe(true);
     expect(await suppression.isSuppressed(deps, 'slow@client.com')).toBe(false);
     expect(await breakerBounces(deps, campaignId, box)).toBe(1);
-    expect((await leads.get(deps, ids['gone@client.com']!)).bounce).toMatchObject({ status: '5.1.1', hard: true, via: 'report', confirmed: true });
+    expect((await leads.get(deps, ids['gone@client.com']!)).bounce).toMatchObject({
+      status: '5.1.1',
+      hard: true,
+      via: 'report',
+      confirmed: true,
+    });
   });
 
   it('a complaint suppresses the address; an auto-reply is recorded and stops nothing; mail from strangers changes nothing', async () => {
     const deps = unitDeps();
     const { box, campaignId, ids, messageIds } = await sentTo(deps, ['angry@client.com', 'away@client.com']);
-    const arf = message({ from: 'fbl@provider.example', report: { type: 'feedback-report', fields: 'Feedback-Type: abuse\nOriginal-Rcpt-To: angry@client.com\n', original: { messageId: messageIds['angry@client.com'], to: ['angry@client.com'] } } });
+    const arf = message({
+      from: 'fbl@provider.example',
+      report: {
+        type: 'feedback-report',
+        fields: 'Feedback-Type: abuse\nOriginal-Rcpt-To: angry@client.com\n',
+        original: { messageId: messageIds['angry@client.com'], to: ['angry@client.com'] },
+      },
+    });
     expect(await applyTwice(deps, box, arf)).toEqual(['COMPLAINT', 'COMPLAINT']);
     expect((await deps.store.get(leadKey(ids['angry@client.com']!)))!.status).toBe('SUPPRESSED');
     expect(await suppression.isSuppressed(deps, 'angry@client.com')).toBe(true);
-    const ooo = message({ from: 'away@client.com', inReplyTo: [messageIds['away@client.com']!], headers: { 'auto-submitted': 'auto-replied' }, text: 'Out of the office.' });
+    const ooo = message({
+      from: 'away@client.com',
+      inReplyTo: [messageIds['away@client.com']!],
+      headers: { 'auto-submitted': 'auto-replied' },
+      text: 'Out of the office.',
+    });
     expect(await applyTwice(deps, box, ooo)).toEqual(['AUTO_REPLY', 'AUTO_REPLY']);
     expect((await deps.store.get(leadKey(ids['away@client.com']!)))!.status).toBe('CONTACTED');
     expect(await applyTwice(deps, box, message({ from: 'stranger@elsewhere.com' }))).toEqual(['IGNORED', 'IGNORED']);
     expect((await campaigns.get(deps, campaignId)).repliesCount).toBe(0);
   });
 
-  it('a forged report (no returned email of ours, or one sent to someone else) stops only the mailbox\'s own lead: nothing suppressed, nothing for the breaker', async () => {
+  it("a forged report (no returned email of ours, or one sent to someone else) stops only the mailbox's own lead: nothing suppressed, nothing for the breaker", async () => {
     const deps = unitDeps();
     const { box, campaignId, ids, messageIds } = await sentTo(deps, ['ann@client.com', 'bob@client.com', 'cy@client.com']);
     // No original at all, then Bob's report carrying Ann's Message-ID.
     expect(await applyTwice(deps, box, dsn(messageIds, 'ann@client.com', 'failed', '5.1.1', null))).toEqual(['BOUNCE', 'BOUNCE']);
-    expect(await applyTwice(deps, box, dsn(messageIds, 'bob@client.com', 'failed', '5.1.1', messageIds['ann@client.com']))).toEqual(['BOUNCE', 'BOUNCE']);
+    expect(await applyTwice(deps, box, dsn(messageIds, 'bob@client.com', 'failed', '5.1.1', messageIds['ann@client.com']))).toEqual([
+      'BOUNCE',
+      'BOUNCE',
+    ]);
     for (const email of ['ann@client.com', 'bob@client.com']) {
       const lead = await leads.get(deps, ids[email]!);
       expect(lead.status).toBe('BOUNCED');
@@ -90,10 +117,19 @@ describe('applying inbound messages', () => {
     }
     expect(await breakerBounces(deps, campaignId, box)).toBe(0);
     // The same address in another campaign, never mailed from this mailbox, is untouched.
-    const other = await created(campaigns.create, deps, { name: 'D', aiPromptTemplate: 'x', subject: 'S', template: 'T', mailboxIds: [String(box.id)] });
+    const other = await created(campaigns.create, deps, {
+      name: 'D',
+      aiPromptTemplate: 'x',
+      subject: 'S',
+      template: 'T',
+      mailboxIds: [String(box.id)],
+    });
     expect((await created(leads.create, deps, { campaignId: other.id, email: 'ann@client.com' })).status).toBe('NEW');
     // A forged complaint ends only that lead's sequence too.
-    const arf = message({ from: 'fbl@provider.example', report: { type: 'feedback-report', fields: 'Feedback-Type: abuse\nOriginal-Rcpt-To: cy@client.com\n' } });
+    const arf = message({
+      from: 'fbl@provider.example',
+      report: { type: 'feedback-report', fields: 'Feedback-Type: abuse\nOriginal-Rcpt-To: cy@client.com\n' },
+    });
     expect(await applyTwice(deps, box, arf)).toEqual(['COMPLAINT', 'COMPLAINT']);
     expect((await leads.get(deps, ids['cy@client.com']!)).status).toBe('SUPPRESSED');
     expect(await suppression.isSuppressed(deps, 'cy@client.com')).toBe(false);
@@ -105,12 +141,34 @@ describe('applying inbound messages', () => {
     const { box, campaignId, ids, messageIds } = await sentTo(deps, ['full@client.com', ...emails]);
     const soft = message({
       from: 'mailer-daemon@mx.sender.com',
-      report: { type: 'delivery-status', fields: 'Final-Recipient: rfc822; full@client.com\nAction: failed\nStatus: 5.2.2\n', original: { messageId: messageIds['full@client.com'], to: ['full@client.com'] } },
+      report: {
+        type: 'delivery-status',
+        fields: 'Final-Recipient: rfc822; full@client.com\nAction: failed\nStatus: 5.2.2\n',
+        original: { messageId: messageIds['full@client.com'], to: ['full@client.com'] },
+      },
     });
     const mailbox = await mailboxes.get(deps, String(box.id));
-    const c = { kind: 'BOUNCE' as const, originalMessageId: messageIds['full@client.com'], recipients: [{ recipient: 'full@client.com', action: 'failed', status: '5.2.2', diagnostic: '552 5.2.2 Mailbox full', reason: 'mailbox-full' as const, hard: false }] };
+    const c = {
+      kind: 'BOUNCE' as const,
+      originalMessageId: messageIds['full@client.com'],
+      recipients: [
+        {
+          recipient: 'full@client.com',
+          action: 'failed',
+          status: '5.2.2',
+          diagnostic: '552 5.2.2 Mailbox full',
+          reason: 'mailbox-full' as const,
+          hard: false,
+        },
+      ],
+    };
     const { applyMessage } = await import('./apply.ts');
-    const refs = new Map([[messageIds['full@client.com']!.toLowerCase(), { jobId: jobId(ids['full@client.com']!, 0), leadId: ids['full@client.com']!, campaignId, mailboxId: String(box.id) }]]);
+    const refs = new Map([
+      [
+        messageIds['full@client.com']!.toLowerCase(),
+        { jobId: jobId(ids['full@client.com']!, 0), leadId: ids['full@client.com']!, campaignId, mailboxId: String(box.id) },
+      ],
+    ]);
     expect(await applyMessage(deps, mailbox, soft, c, refs)).toBe('BOUNCE');
     const full = await leads.get(deps, ids['full@client.com']!);
     expect(full.status).toBe('CONTACTED');
@@ -120,7 +178,9 @@ describe('applying inbound messages', () => {
     expect(await breakerBounces(deps, campaignId, box)).toBe(0);
 
     const fields = emails.map((e) => `Final-Recipient: rfc822; ${e}\nAction: failed\nStatus: 5.1.1\n`).join('\n');
-    expect(await applyTwice(deps, box, message({ from: 'mailer-daemon@mx.sender.com', report: { type: 'delivery-status', fields } }))).toEqual(['BOUNCE', 'BOUNCE']);
+    expect(
+      await applyTwice(deps, box, message({ from: 'mailer-daemon@mx.sender.com', report: { type: 'delivery-status', fields } })),
+    ).toEqual(['BOUNCE', 'BOUNCE']);
     const bounced = (await Promise.all(emails.map((e) => leads.get(deps, ids[e]!)))).filter((l) => l.status === 'BOUNCED');
     expect(bounced).toHaveLength(MAX_REPORT_RECIPIENTS);
   });
@@ -170,10 +230,15 @@ describe('applying inbound messages', () => {
     expect((await leads.get(deps, ids['bob@client.com']!)).status).toBe('CONTACTED');
   });
 
-  it('erasing an address reaches what it wrote in another lead\'s thread (a colleague answering)', async () => {
+  it("erasing an address reaches what it wrote in another lead's thread (a colleague answering)", async () => {
     const deps = unitDeps();
     const { box, campaignId, messageIds } = await sentTo(deps, ['ann@client.com']);
-    const colleague = message({ from: 'cat@client.com', subject: 'Re: Hi Ann', text: 'Ann left; I run this now. Call me at 555-0101.', inReplyTo: [messageIds['ann@client.com']!] });
+    const colleague = message({
+      from: 'cat@client.com',
+      subject: 'Re: Hi Ann',
+      text: 'Ann left; I run this now. Call me at 555-0101.',
+      inReplyTo: [messageIds['ann@client.com']!],
+    });
     expect(await applyTwice(deps, box, colleague)).toEqual(['REPLY', 'REPLY']);
     expect((await listReplies(deps, { campaignId })).replies[0]).toMatchObject({ fromEmail: 'cat@client.com', subject: 'Re: Hi Ann' });
     await leads.erase(deps, { email: 'cat@client.com' });

@@ -50,8 +50,15 @@ const lookable = (id: string) => id.length > 0 && Buffer.byteLength(id, 'utf8') 
 
 /** Every Message-ID a classified message may be tied to the engine's mail by: its own, the report's returned original, its thread. */
 function idsOf(m: InboundMessage, c: Classified): string[] {
-  const ids = [m.messageId, ...(c.kind === 'BOUNCE' || c.kind === 'COMPLAINT' ? [c.originalMessageId] : []), ...(c.kind === 'REPLY' || c.kind === 'AUTO_REPLY' ? c.threadIds : [])];
-  return ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase()).filter(lookable);
+  const ids = [
+    m.messageId,
+    ...(c.kind === 'BOUNCE' || c.kind === 'COMPLAINT' ? [c.originalMessageId] : []),
+    ...(c.kind === 'REPLY' || c.kind === 'AUTO_REPLY' ? c.threadIds : []),
+  ];
+  return ids
+    .filter((id): id is string => typeof id === 'string')
+    .map((id) => id.toLowerCase())
+    .filter(lookable);
 }
 
 /** One lookup round for a whole read: every Message-ID the messages quote or carry. */
@@ -72,7 +79,15 @@ function recordId(mailboxId: string, m: InboundMessage, leadId: string): string 
  * Stores the record once, with what rides on it (a reply's event) in the same transaction; false when it was
  * already there (the message was read before).
  */
-async function record(deps: D, kind: InboundKind, mailbox: Mailbox, m: InboundMessage, lead: Lead, extra: Partial<InboundRecord> = {}, also: (id: string, r: InboundRecord) => Promise<TransactOp[]> = async () => []): Promise<boolean> {
+async function record(
+  deps: D,
+  kind: InboundKind,
+  mailbox: Mailbox,
+  m: InboundMessage,
+  lead: Lead,
+  extra: Partial<InboundRecord> = {},
+  also: (id: string, r: InboundRecord) => Promise<TransactOp[]> = async () => [],
+): Promise<boolean> {
   const r: InboundRecord = {
     id: recordId(mailbox.id, m, lead.id),
     kind,
@@ -140,7 +155,8 @@ async function reportedLead(
     const row = await deps.store.get(leadKey(ref.leadId));
     const lead = row && leadFromItem(row);
     // A complaint may name no recipient (providers redact it): the returned email says who it was, and which mailbox it went from.
-    if (lead && !lead.erased && (address === undefined || lead.email.toLowerCase() === address)) return { lead, confirmed: true, sentFrom: ref.mailboxId };
+    if (lead && !lead.erased && (address === undefined || lead.email.toLowerCase() === address))
+      return { lead, confirmed: true, sentFrom: ref.mailboxId };
   }
   if (address === undefined) return undefined;
   const [lead] = await pinnedRowsOf(deps, address, mailboxId);
@@ -163,7 +179,10 @@ export interface Read {
  */
 export async function applyMessages(deps: D, mailbox: Mailbox, messages: InboundMessage[]): Promise<Outcome[]> {
   const read: Read[] = messages.map((m) => ({ m, c: guarded(deps, mailbox, m, () => classify(m, mailbox.email)) }));
-  const refs = await sentRefsOf(deps, read.filter((r): r is { m: InboundMessage; c: Classified } => r.c !== undefined));
+  const refs = await sentRefsOf(
+    deps,
+    read.filter((r): r is { m: InboundMessage; c: Classified } => r.c !== undefined),
+  );
   const outcomes: Outcome[] = [];
   for (const { m, c } of read) outcomes.push(c ? await applyOnce(deps, mailbox, m, c, refs) : 'SKIPPED');
   return outcomes;
@@ -198,7 +217,13 @@ async function applyOnce(deps: D, mailbox: Mailbox, m: InboundMessage, c: Classi
 }
 
 /** Applies what one classified message of a mailbox's INBOX means. Safe to run again on the same message. */
-export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage, c: Classified, refs: Map<string, SentRef>): Promise<Outcome> {
+export async function applyMessage(
+  deps: D,
+  mailbox: Mailbox,
+  m: InboundMessage,
+  c: Classified,
+  refs: Map<string, SentRef>,
+): Promise<Outcome> {
   // The engine's own sent copy carries a Message-ID it wrote.
   if (m.messageId && refs.has(m.messageId.toLowerCase())) return 'IGNORED';
   const mailboxId = mailbox.id;
@@ -211,7 +236,15 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
         any = true;
         const { lead, confirmed, sentFrom } = found;
         const diagnostic = r.diagnostic?.slice(0, 300);
-        const note: LeadBounce = { status: r.status, reason: r.reason, hard: r.hard, ...(diagnostic ? { diagnostic } : {}), via: 'report', confirmed, at: new Date(m.receivedAt).toISOString() };
+        const note: LeadBounce = {
+          status: r.status,
+          reason: r.reason,
+          hard: r.hard,
+          ...(diagnostic ? { diagnostic } : {}),
+          via: 'report',
+          confirmed,
+          at: new Date(m.receivedAt).toISOString(),
+        };
         const fresh = await record(deps, 'BOUNCE', mailbox, m, lead, {
           fromEmail: r.recipient,
           snippet: `${r.status} ${r.diagnostic ?? ''}`.trim().slice(0, 200),
@@ -267,11 +300,35 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
       // Every reply is an event (a lead's second answer matters to a CRM as much as its first): it rides on the reply's own
       // record, stored once per message, so a message read twice gives one; so do the referral's pointer and the AI's request.
       const fresh = await record(deps, 'REPLY', mailbox, m, lead, fields, async (id, r) => [
-        ...(await eventOps(deps, 'reply.received', { replyId: id, status, leadId: lead.id, campaignId: lead.campaignId, mailboxId, fromEmail: r.fromEmail, subject: r.subject, snippet: r.snippet, receivedAt: r.receivedAt }, `INBOUND#${id}`)),
+        ...(await eventOps(
+          deps,
+          'reply.received',
+          {
+            replyId: id,
+            status,
+            leadId: lead.id,
+            campaignId: lead.campaignId,
+            mailboxId,
+            fromEmail: r.fromEmail,
+            subject: r.subject,
+            snippet: r.snippet,
+            receivedAt: r.receivedAt,
+          },
+          `INBOUND#${id}`,
+        )),
         ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
         ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
         // The whole text for the lead's conversation, in an item of its own: the reply row stays small for the lists.
-        { put: replyMessageItem(lead.id, deps.clock.now(), { replyId: id, fromEmail: r.fromEmail, subject: r.subject, text: m.bodyText ?? m.text, at: m.receivedAt, ...(m.messageId ? { headerId: m.messageId } : {}) }) },
+        {
+          put: replyMessageItem(lead.id, deps.clock.now(), {
+            replyId: id,
+            fromEmail: r.fromEmail,
+            subject: r.subject,
+            text: m.bodyText ?? m.text,
+            at: m.receivedAt,
+            ...(m.messageId ? { headerId: m.messageId } : {}),
+          }),
+        },
       ]);
       const moved = await facts.replied(deps, lead, m.receivedAt);
       // A reply the rules read as positive counts for the lead's variant (after REPLIED, so the figures never show positive before replied).
@@ -279,7 +336,8 @@ export async function applyMessage(deps: D, mailbox: Mailbox, m: InboundMessage,
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
       // A removal request acts at once, as the unsubscribe button does; read again, it acts again (safe), unless a person has since said otherwise.
-      if (status === 'UNSUBSCRIBE' && (fresh || (await stillRemoval(deps, mailbox, m, lead)))) await removalRequested(deps, { leadId: lead.id, fromEmail: m.from ?? '', erased: false });
+      if (status === 'UNSUBSCRIBE' && (fresh || (await stillRemoval(deps, mailbox, m, lead))))
+        await removalRequested(deps, { leadId: lead.id, fromEmail: m.from ?? '', erased: false });
       return 'REPLY';
     }
     default:
@@ -313,7 +371,12 @@ async function stillRemoval(deps: D, mailbox: Mailbox, m: InboundMessage, lead: 
 /** The first MAX_REPORT_RECIPIENTS recipients of a report; the rest are logged, never applied. */
 function cappedReport<T>(deps: D, mailbox: Mailbox, m: InboundMessage, recipients: T[]): T[] {
   if (recipients.length > MAX_REPORT_RECIPIENTS) {
-    deps.log.warn('a report names more recipients than an email of the engine has: only the first are read', { mailboxId: mailbox.id, uid: m.uid, named: recipients.length, read: MAX_REPORT_RECIPIENTS });
+    deps.log.warn('a report names more recipients than an email of the engine has: only the first are read', {
+      mailboxId: mailbox.id,
+      uid: m.uid,
+      named: recipients.length,
+      read: MAX_REPORT_RECIPIENTS,
+    });
   }
   return recipients.slice(0, MAX_REPORT_RECIPIENTS);
 }
@@ -323,7 +386,10 @@ async function softBounce(deps: D, lead: Lead, note: LeadBounce): Promise<void> 
   deps.metrics.count('SoftBounces');
   try {
     // A lead already BOUNCED keeps the hard bounce it shows.
-    await deps.store.update(leadKey(lead.id), { set: { bounce: note }, if: { and: [{ itemExists: true }, { attr: 'status', op: '<>', value: 'BOUNCED' }] } });
+    await deps.store.update(leadKey(lead.id), {
+      set: { bounce: note },
+      if: { and: [{ itemExists: true }, { attr: 'status', op: '<>', value: 'BOUNCED' }] },
+    });
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }

@@ -15,14 +15,37 @@ import { isOutOfOfficeText } from './out-of-office.ts';
 import { parseFeedbackReport } from './reports.ts';
 
 /** Why a recipient's delivery failed (notice/reasons.ts has the phrases and the hard/soft rule; docs/inbound.md the table). */
-export type BounceReason = 'user-unknown' | 'host-unknown' | 'mailbox-disabled' | 'has-moved' | 'filtered' | 'mailbox-full' | 'rate-limited' | 'too-many-connections' | 'blocked' | 'reputation' | 'policy' | 'spam-detected' | 'virus-detected' | 'content-rejected' | 'auth-failure' | 'relaying-denied' | 'syntax-error' | 'message-too-big' | 'expired' | 'network-error' | 'system-error' | 'not-accepted' | 'unknown';
+export type BounceReason =
+  | 'user-unknown'
+  | 'host-unknown'
+  | 'mailbox-disabled'
+  | 'has-moved'
+  | 'filtered'
+  | 'mailbox-full'
+  | 'rate-limited'
+  | 'too-many-connections'
+  | 'blocked'
+  | 'reputation'
+  | 'policy'
+  | 'spam-detected'
+  | 'virus-detected'
+  | 'content-rejected'
+  | 'auth-failure'
+  | 'relaying-denied'
+  | 'syntax-error'
+  | 'message-too-big'
+  | 'expired'
+  | 'network-error'
+  | 'system-error'
+  | 'not-accepted'
+  | 'unknown';
 export interface BouncedRecipient {
-  recipient: string;      // bare, lower-case address, at most 320 chars
-  action: string;         // failed | delayed | ... lower-case ('failed' when read from prose)
-  status: string;         // a bare x.y.z code; from the report, else from the text, else inferred ('5.0.0'/'4.0.0')
-  diagnostic?: string;    // the server's answer, trimmed, at most ~300 chars
+  recipient: string; // bare, lower-case address, at most 320 chars
+  action: string; // failed | delayed | ... lower-case ('failed' when read from prose)
+  status: string; // a bare x.y.z code; from the report, else from the text, else inferred ('5.0.0'/'4.0.0')
+  diagnostic?: string; // the server's answer, trimmed, at most ~300 chars
   reason: BounceReason;
-  hard: boolean;          // decided by the reason as well as the status class
+  hard: boolean; // decided by the reason as well as the status class
 }
 
 export type Classified =
@@ -93,7 +116,12 @@ function complaintOf(m: InboundMessage): Extract<Classified, { kind: 'COMPLAINT'
     return { kind: 'COMPLAINT', recipients: recipients.slice(0, 20), ...ids };
   }
   const ses = sesNotificationOf(m);
-  if (ses?.kind === 'complaint') return { kind: 'COMPLAINT', recipients: ses.recipients, ...(originalMessageId ? ids : ses.originalMessageId ? { originalMessageId: ses.originalMessageId } : {}) };
+  if (ses?.kind === 'complaint')
+    return {
+      kind: 'COMPLAINT',
+      recipients: ses.recipients,
+      ...(originalMessageId ? ids : ses.originalMessageId ? { originalMessageId: ses.originalMessageId } : {}),
+    };
   const jmrp = m.original?.headers?.['x-hmxmroriginalrecipient'];
   if (jmrp !== undefined && !m.report) return { kind: 'COMPLAINT', recipients: addressesIn(jmrp, 20), ...ids };
   return undefined;
@@ -105,7 +133,8 @@ export function classify(m: InboundMessage, mailboxEmail: string): Classified {
   // A notice from a mail system is never a reply or an auto-reply, whatever its Auto-Submitted
   // (Exim writes auto-replied) or its In-Reply-To (Verizon, Apache James, fml thread it under the original).
   if (isMailSystemNotice(m, mailboxEmail)) {
-    if (m.report && m.report.type !== 'delivery-status' && m.report.type !== 'global-delivery-status' && m.report.type !== '') return { kind: 'IGNORE', reason: `a ${m.report.type} report` };
+    if (m.report && m.report.type !== 'delivery-status' && m.report.type !== 'global-delivery-status' && m.report.type !== '')
+      return { kind: 'IGNORE', reason: `a ${m.report.type} report` };
     const recipients = readBounce(m, mailboxEmail);
     if (!recipients.length) return { kind: 'IGNORE', reason: 'a notice from a mail system without a failed recipient it names' };
     const originalMessageId = originalMessageIdOf(m) ?? sesNotificationOf(m)?.originalMessageId;
@@ -127,7 +156,14 @@ export function snippetOf(text: string, max = 200): string {
   const lines: string[] = [];
   for (const line of text.split(/\r?\n/)) {
     // Where the quoted original starts, in the forms Gmail, Outlook and Apple Mail write.
-    if (/^\s*>/.test(line) || /^On .+ wrote:\s*$/i.test(line) || /^-{2,}\s*Original Message/i.test(line) || /^_{5,}/.test(line) || /^From: .+/i.test(line)) break;
+    if (
+      /^\s*>/.test(line) ||
+      /^On .+ wrote:\s*$/i.test(line) ||
+      /^-{2,}\s*Original Message/i.test(line) ||
+      /^_{5,}/.test(line) ||
+      /^From: .+/i.test(line)
+    )
+      break;
     if (/^--\s*$/.test(line)) break;
     lines.push(line.trim());
   }

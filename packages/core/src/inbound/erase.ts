@@ -15,7 +15,8 @@ export async function forgetReplyParts(deps: Pick<Deps, 'store' | 'keys'>, item:
   const replyId = String(item.id ?? '');
   if (!replyId) return;
   const referral = item.referral as { email?: unknown } | null | undefined;
-  if (referral && typeof referral.email === 'string') await deps.store.delete(referralKey(await suppression.addressHash(deps, referral.email), replyId));
+  if (referral && typeof referral.email === 'string')
+    await deps.store.delete(referralKey(await suppression.addressHash(deps, referral.email), replyId));
   await deps.store.delete(aiReadKey(replyId));
 }
 

@@ -23,8 +23,20 @@ describe('a complaint matched by its Message-ID alone', () => {
   it('suppresses that lead, and never counts for the breaker or pauses the campaign', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello.', mailboxIds: [box.id], steps: [{ waitDays: 3, body: 'Bump.' }] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@sender.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Hello.',
+      mailboxIds: [box.id],
+      steps: [{ waitDays: 3, body: 'Bump.' }],
+    });
     const emails = Array.from({ length: 21 }, (_, i) => `lead${i}@client.com`);
     const ids: string[] = [];
     for (const email of emails) ids.push((await created(leads.create, deps, { campaignId: c.id, email })).id);
@@ -38,8 +50,17 @@ describe('a complaint matched by its Message-ID alone', () => {
     }
     // Five Message-IDs taken from email.sent events, each in a report naming no recipient (as JMRP's redacted ones do).
     const forged = messageIds.slice(0, 5).map((messageId, i): InboundMessage => ({
-      uid: i + 1, receivedAt: deps.clock.now(), messageId: `f${i}@forger.example`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Complaint', headers: {}, text: '',
-      from: 'fbl@forger.example', report: { type: 'feedback-report', fields: 'Feedback-Type: abuse\n', original: { messageId, to: [] } },
+      uid: i + 1,
+      receivedAt: deps.clock.now(),
+      messageId: `f${i}@forger.example`,
+      inReplyTo: [],
+      references: [],
+      to: ['rep@sender.com'],
+      subject: 'Complaint',
+      headers: {},
+      text: '',
+      from: 'fbl@forger.example',
+      report: { type: 'feedback-report', fields: 'Feedback-Type: abuse\n', original: { messageId, to: [] } },
     }));
     expect(await applyMessages(deps, await mailboxes.get(deps, box.id), forged)).toEqual(Array(5).fill('COMPLAINT'));
     for (const email of emails.slice(0, 5)) expect(await suppression.isSuppressed(deps, email)).toBe(true);

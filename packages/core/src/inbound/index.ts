@@ -115,8 +115,18 @@ async function lease(deps: D, mailboxId: string, leaseId: string): Promise<boole
       set: { mailboxId, leaseId, leaseUntil: wall + LEASE_MS, lastPollWallAt: wall },
       if: {
         and: [
-          { or: [{ attr: 'leaseUntil', exists: false }, { attr: 'leaseUntil', op: '<', value: wall }] },
-          { or: [{ attr: 'nextPollAt', exists: false }, { attr: 'nextPollAt', op: '<=', value: deps.clock.now() }] },
+          {
+            or: [
+              { attr: 'leaseUntil', exists: false },
+              { attr: 'leaseUntil', op: '<', value: wall },
+            ],
+          },
+          {
+            or: [
+              { attr: 'nextPollAt', exists: false },
+              { attr: 'nextPollAt', op: '<=', value: deps.clock.now() },
+            ],
+          },
         ],
       },
     });
@@ -139,7 +149,12 @@ async function save(deps: D, mailboxId: string, leaseId: string, set: Record<str
 }
 
 /** Reads one mailbox's new messages and applies them. 'busy' when another reader holds it. */
-export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, deadline = deps.wallClock.now() + 45_000): Promise<Outcome[] | 'busy' | 'failed'> {
+export async function pollMailbox(
+  deps: D,
+  mailbox: Mailbox,
+  state: InboxState,
+  deadline = deps.wallClock.now() + 45_000,
+): Promise<Outcome[] | 'busy' | 'failed'> {
   const id = mailbox.id;
   const leaseId = randomUUID();
   if (!(await lease(deps, id, leaseId))) return 'busy';
@@ -150,7 +165,9 @@ export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, 
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const batch = await deps.mailReader.readInbox(login, { ...cursor, since: startOf(mailbox), max: READ_BATCH });
       if (cursor.uidValidity !== undefined && batch.uidValidity !== cursor.uidValidity) {
-        deps.log.warn('inbox UIDVALIDITY changed; reading on from the mailbox start, already-applied messages change nothing', { mailboxId: id });
+        deps.log.warn('inbox UIDVALIDITY changed; reading on from the mailbox start, already-applied messages change nothing', {
+          mailboxId: id,
+        });
       }
       // Each message on its own: one that cannot be read or applied is skipped (logged), and the cursor moves past it.
       outcomes.push(...(await applyMessages(deps, mailbox, batch.messages)));
@@ -161,7 +178,9 @@ export async function pollMailbox(deps: D, mailbox: Mailbox, state: InboxState, 
     }
     if (filingUnknown(mailbox, deps.wallClock.now()) && deps.wallClock.now() < deadline - READ_TIMEOUT_MS) {
       // Whether this server files sent mail decides how an unknown send outcome is settled; a failure here leaves it unknown.
-      await findOutSentFiling(deps, mailbox, login).catch((err) => deps.log.warn('could not look in the Sent folder; will look again', { mailboxId: id, err }));
+      await findOutSentFiling(deps, mailbox, login).catch((err) =>
+        deps.log.warn('could not look in the Sent folder; will look again', { mailboxId: id, err }),
+      );
     }
     await save(
       deps,
@@ -196,7 +215,13 @@ async function failed(deps: D, mailbox: Mailbox, state: InboxState, leaseId: str
           ? `The IMAP server could not be read (${err.reason}); trying again later.`
           : 'The inbox could not be read; trying again later.';
   deps.log.warn('inbox read failed', { mailboxId: id, failures, reason: err instanceof InboxReadError ? err.reason : undefined, err });
-  await save(deps, id, leaseId, { failures, retryAfter: deps.wallClock.now() + backoff, nextPollAt: deps.clock.now() + POLL_EVERY_MS, lastError: sentence }, ['leaseId', 'leaseUntil']);
+  await save(
+    deps,
+    id,
+    leaseId,
+    { failures, retryAfter: deps.wallClock.now() + backoff, nextPollAt: deps.clock.now() + POLL_EVERY_MS, lastError: sentence },
+    ['leaseId', 'leaseUntil'],
+  );
   if (refused && mailbox.status !== 'ERROR') {
     await setMailboxError(deps, mailbox, sentence, { itemExists: true }).catch(() => undefined);
   }

@@ -26,14 +26,20 @@ export const replyIndexes = (id: string, campaignId: string, receivedAt: number)
   gsi2pk: campaignReplies(campaignId),
   gsi2sk: `${timeKey(receivedAt)}#${id}`,
 });
-export const leadInboundIndex = (id: string, leadId: string, receivedAt: number) => ({ gsi3pk: leadInbound(leadId), gsi3sk: `${timeKey(receivedAt)}#${id}` });
+export const leadInboundIndex = (id: string, leadId: string, receivedAt: number) => ({
+  gsi3pk: leadInbound(leadId),
+  gsi3sk: `${timeKey(receivedAt)}#${id}`,
+});
 /**
  * gsi4: everything read from one sender, by the keyed hash of the address (as the suppression list
  * keeps it), so erasing an address reaches its messages whichever lead they were matched to (a
  * colleague's reply in a lead's thread).
  */
 export const inboundFrom = (addressHash: string) => `INBOUNDFROM#${addressHash}`;
-export const senderInboundIndex = (id: string, addressHash: string, receivedAt: number) => ({ gsi4pk: inboundFrom(addressHash), gsi4sk: `${timeKey(receivedAt)}#${id}` });
+export const senderInboundIndex = (id: string, addressHash: string, receivedAt: number) => ({
+  gsi4pk: inboundFrom(addressHash),
+  gsi4sk: `${timeKey(receivedAt)}#${id}`,
+});
 
 /** Access patterns: every reply, a campaign's replies (both by arrival), what was read about one lead, and what came from one address. */
 export const allReplies = (): IndexQuery => ({ index: 'gsi1', pk: ALL_REPLIES });

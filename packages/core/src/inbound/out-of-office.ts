@@ -17,26 +17,29 @@
  */
 
 /** `\b` that knows accented letters (JavaScript's `\b` takes "é" for a non-word character, even with the u flag). */
-const unicodeWords = (source: string) => source.replaceAll(String.raw`\b`, String.raw`(?:(?<=[\p{L}\p{N}])(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?=[\p{L}\p{N}]))`);
+const unicodeWords = (source: string) =>
+  source.replaceAll(String.raw`\b`, String.raw`(?:(?<=[\p{L}\p{N}])(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?=[\p{L}\p{N}]))`);
 
 /** Words that say the writer is away: at least one must be there. */
-const ABSENT = new RegExp(unicodeWords(
-  [
-    // English
-    String.raw`out of (the )?office|\booo\b|\bon (annual |parental |maternity |paternity |sick |medical |study )?(leave|vacation|holidays?)\b|\b(away|absent) from (the |my )?(office|desk|e-?mail)|\b(away|out|off|travell?ing) (until|till|through|thru|from)\b|\b(i am|i'm|i will be|i'll be) (currently )?(away|out|absent|off|travell?ing|on the road)\b|limited (access to|internet|e-?mail)|(no|without) access to (my )?e-?mail|\bannual leave\b|\bback in the office\b`,
-    // German
-    String.raw`nicht im (büro|buero|haus|dienst)|au(ß|ss)er haus|\babwesend\b|abwesenheit|\b(im|in) urlaub\b|urlaubsbedingt|nicht erreichbar|eingeschränkt erreichbar|wieder im (büro|buero|haus)|bin (ab|bis) `,
-    // French
-    String.raw`absente? (du bureau|jusqu)|\b(je suis|actuellement|suis) absente?\b|\ben (congés?|vacances|déplacement|deplacement)\b|hors du bureau|je serai de retour|de retour (le|au bureau|lundi|mardi|mercredi|jeudi|vendredi)|accès limité`,
-    // Spanish
-    String.raw`fuera de (la )?oficina|\b(estoy|me encuentro|estaré) (de vacaciones|ausente|fuera)|\bde vacaciones\b|estaré de vuelta|\bvolveré\b|\bregresaré\b|acceso limitado`,
-    // Dutch
-    String.raw`niet (op kantoor|aanwezig|bereikbaar)|\bafwezig\b|\b(met|op) vakantie\b|ben (weer )?terug|weer aanwezig|beperkt bereikbaar`,
-    // Portuguese
-    String.raw`fora do escrit[oó]rio|\bde f[eé]rias\b|\b(estou|estarei) (ausente|fora)\b|estarei de volta|\bregressarei\b|\bretornarei\b|acesso limitado`,
-    // Italian
-    String.raw`fuori (ufficio|sede)|\bin ferie\b|\b(sono|sarò|saro) (assente|fuori)\b|sarò di nuovo|\brientrerò\b|accesso limitato`,
-  ].join('|')),
+const ABSENT = new RegExp(
+  unicodeWords(
+    [
+      // English
+      String.raw`out of (the )?office|\booo\b|\bon (annual |parental |maternity |paternity |sick |medical |study )?(leave|vacation|holidays?)\b|\b(away|absent) from (the |my )?(office|desk|e-?mail)|\b(away|out|off|travell?ing) (until|till|through|thru|from)\b|\b(i am|i'm|i will be|i'll be) (currently )?(away|out|absent|off|travell?ing|on the road)\b|limited (access to|internet|e-?mail)|(no|without) access to (my )?e-?mail|\bannual leave\b|\bback in the office\b`,
+      // German
+      String.raw`nicht im (büro|buero|haus|dienst)|au(ß|ss)er haus|\babwesend\b|abwesenheit|\b(im|in) urlaub\b|urlaubsbedingt|nicht erreichbar|eingeschränkt erreichbar|wieder im (büro|buero|haus)|bin (ab|bis) `,
+      // French
+      String.raw`absente? (du bureau|jusqu)|\b(je suis|actuellement|suis) absente?\b|\ben (congés?|vacances|déplacement|deplacement)\b|hors du bureau|je serai de retour|de retour (le|au bureau|lundi|mardi|mercredi|jeudi|vendredi)|accès limité`,
+      // Spanish
+      String.raw`fuera de (la )?oficina|\b(estoy|me encuentro|estaré) (de vacaciones|ausente|fuera)|\bde vacaciones\b|estaré de vuelta|\bvolveré\b|\bregresaré\b|acceso limitado`,
+      // Dutch
+      String.raw`niet (op kantoor|aanwezig|bereikbaar)|\bafwezig\b|\b(met|op) vakantie\b|ben (weer )?terug|weer aanwezig|beperkt bereikbaar`,
+      // Portuguese
+      String.raw`fora do escrit[oó]rio|\bde f[eé]rias\b|\b(estou|estarei) (ausente|fora)\b|estarei de volta|\bregressarei\b|\bretornarei\b|acesso limitado`,
+      // Italian
+      String.raw`fuori (ufficio|sede)|\bin ferie\b|\b(sono|sarò|saro) (assente|fuori)\b|sarò di nuovo|\brientrerò\b|accesso limitato`,
+    ].join('|'),
+  ),
   'iu',
 );
 
@@ -56,16 +59,20 @@ const ABOUT_ABSENCE = new RegExp(
 
 /** Words of an answer to the email itself: any one of them, in a clause not about the absence, keeps it a reply. */
 const ANSWER = new RegExp(
-  unicodeWords(String.raw`\b(yes|yeah|yep|sure|okay|sounds good|interested|let's|call me|send (me|it|the|over|us)|gerne|klingt gut|oui|volontiers|d'accord|sí|claro|me interesa|graag|prima|com certeza|va bene|no thanks|not interested|non merci|no gracias)\b`),
+  unicodeWords(
+    String.raw`\b(yes|yeah|yep|sure|okay|sounds good|interested|let's|call me|send (me|it|the|over|us)|gerne|klingt gut|oui|volontiers|d'accord|sí|claro|me interesa|graag|prima|com certeza|va bene|no thanks|not interested|non merci|no gracias)\b`,
+  ),
   'iu',
 );
 
 /** Greetings and sign-offs, which say nothing either way. */
-const GREETING = /^(hi|hello|hey|dear|good (morning|afternoon|day)|hallo|guten tag|sehr geehrte|liebe|bonjour|salut|hola|buenos días|estimad|beste|geachte|olá|ola|bom dia|prezad|ciao|buongiorno|gentile)\b/i;
+const GREETING =
+  /^(hi|hello|hey|dear|good (morning|afternoon|day)|hallo|guten tag|sehr geehrte|liebe|bonjour|salut|hola|buenos días|estimad|beste|geachte|olá|ola|bom dia|prezad|ciao|buongiorno|gentile)\b/i;
 const SIGN_OFF =
   /^(best|kind|warm|many thanks|thanks|thank you|cheers|sincerely|regards|mit freundlichen grüßen|mit freundlichen gruessen|viele grüße|beste grüße|freundliche grüße|lg|mfg|cordialement|bien à vous|bien cordialement|saludos|un saludo|atentamente|met vriendelijke groet|vriendelijke groeten|groeten|groet|atenciosamente|cumprimentos|abraços|cordiali saluti|distinti saluti|saluti)\b[^\n]{0,30}$/i;
 /** Where the quoted original starts, in the forms clients write in these languages. */
-const QUOTE_START = /^\s*>|^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original|oorspronkelijk bericht|mensagem original|messaggio originale)|^_{5,}|^(from|von|de|van|da): |^(on|am|le|el|op|em|il) [^\n]{4,200}(wrote|schrieb|a écrit|escribió|schreef|escreveu|ha scritto):\s*$/i;
+const QUOTE_START =
+  /^\s*>|^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original|oorspronkelijk bericht|mensagem original|messaggio originale)|^_{5,}|^(from|von|de|van|da): |^(on|am|le|el|op|em|il) [^\n]{4,200}(wrote|schrieb|a écrit|escribió|schreef|escreveu|ha scritto):\s*$/i;
 
 const OWN_WORDS_MAX = 4000;
 

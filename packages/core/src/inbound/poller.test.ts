@@ -34,7 +34,12 @@ async function readable(deps: UnitDeps, hosts: string[]) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
   const ids: string[] = [];
   for (const [i, host] of hosts.entries()) {
-    const box = await created(mailboxes.create, deps, { email: `m${i}@sender.com`, domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const box = await created(mailboxes.create, deps, {
+      email: `m${i}@sender.com`,
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
     // A readable host (the create's sign-in check skips reserved names; the poller would too).
     await deps.store.update(mailboxKey(box.id), { set: { imapHost: host } });
     ids.push(box.id);
@@ -96,7 +101,10 @@ describe('the mailbox poller', () => {
     const deps = unitDeps({ mailReader: reader });
     const [refuses, down] = await readable(deps, ['imap.refuses.com', 'imap.down.com']);
     expect((await pollDue(deps)).failed).toBe(2);
-    expect(await deps.store.get(mailboxKey(refuses!))).toMatchObject({ status: 'ERROR', lastError: expect.stringMatching(/refused the sign-in/) });
+    expect(await deps.store.get(mailboxKey(refuses!))).toMatchObject({
+      status: 'ERROR',
+      lastError: expect.stringMatching(/refused the sign-in/),
+    });
     expect((await deps.store.get(mailboxKey(down!)))!.status).toBe('ACTIVE');
     // However fast the engine clock runs, nothing is tried again before the back-off (15 s, 60 s) has passed on the wall.
     deps.clock.advance(10 * POLL_EVERY_MS);

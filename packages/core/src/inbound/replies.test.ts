@@ -18,14 +18,21 @@ import { listReplies, updateReply } from './replies.ts';
 import { AI_WORDS_MAX_BYTES, readWaitingReplies } from './reply-ai.ts';
 
 const FOOTER = '> Sender Inc, 1 Main St, Springfield\n> Unsubscribe: https://sender.com/unsubscribe/abc123';
-const quoted = (own: string) => `${own}\n\nOn Mon, Mar 2, 2026 at 9:00 AM Rep <rep@sender.com> wrote:\n> Hello, would a short call help?\n>\n${FOOTER}`;
+const quoted = (own: string) =>
+  `${own}\n\nOn Mon, Mar 2, 2026 at 9:00 AM Rep <rep@sender.com> wrote:\n> Hello, would a short call help?\n>\n${FOOTER}`;
 
 async function read(deps: UnitDeps, boxId: string, ...messages: InboundMessage[]) {
   return applyMessages(deps, await mailboxes.get(deps, boxId), messages);
 }
 
 const reply = (messageIds: Record<string, string>, from: string, text: string, over: Partial<InboundMessage> = {}) =>
-  message({ from, inReplyTo: [messageIds[from] ?? Object.values(messageIds)[0]!], text, messageId: `r${Math.random()}@client.com`, ...over });
+  message({
+    from,
+    inReplyTo: [messageIds[from] ?? Object.values(messageIds)[0]!],
+    text,
+    messageId: `r${Math.random()}@client.com`,
+    ...over,
+  });
 
 const statusOf = async (deps: UnitDeps, from: string) => (await listReplies(deps, {})).replies.find((r) => r.fromEmail === from)!;
 
@@ -38,7 +45,13 @@ describe('what a reply status does', () => {
     const deps = unitDeps();
     const hook = await webhooks.create(deps, { url: 'https://hooks.example.com/in', events: ['*'] });
     const { box, ids, messageIds } = await sentTo(deps, ['ann@client.com']);
-    expect(await read(deps, box.id, reply(messageIds, 'ann@client.com', quoted('Please remove me from your mailing list and do not contact me again.')))).toEqual(['REPLY']);
+    expect(
+      await read(
+        deps,
+        box.id,
+        reply(messageIds, 'ann@client.com', quoted('Please remove me from your mailing list and do not contact me again.')),
+      ),
+    ).toEqual(['REPLY']);
     const row = await statusOf(deps, 'ann@client.com');
     expect(row).toMatchObject({ status: 'UNSUBSCRIBE', statusSource: 'rules', read: false, snoozedUntil: null });
     expect(await suppression.isSuppressed(deps, 'ann@client.com')).toBe(true);
@@ -58,7 +71,13 @@ describe('what a reply status does', () => {
   it('a colleague’s removal request on the lead’s thread suppresses both addresses', async () => {
     const deps = unitDeps();
     const { box, messageIds } = await sentTo(deps, ['cy@client.com']);
-    await read(deps, box.id, reply(messageIds, 'assistant@client.com', 'Please take Cy off your list and stop emailing us.', { inReplyTo: [messageIds['cy@client.com']!] }));
+    await read(
+      deps,
+      box.id,
+      reply(messageIds, 'assistant@client.com', 'Please take Cy off your list and stop emailing us.', {
+        inReplyTo: [messageIds['cy@client.com']!],
+      }),
+    );
     expect(await suppression.isSuppressed(deps, 'cy@client.com')).toBe(true);
     expect(await suppression.isSuppressed(deps, 'assistant@client.com')).toBe(true);
   });
@@ -92,7 +111,8 @@ describe('a person works the replies', () => {
     const deps = unitDeps();
     const emails = Array.from({ length: 12 }, (_, i) => `p${i}@client.com`);
     const { box, messageIds } = await sentTo(deps, emails);
-    for (const [i, email] of emails.entries()) await read(deps, box.id, reply(messageIds, email, 'Hm.', { receivedAt: Date.UTC(2026, 2, 3, 9, i) }));
+    for (const [i, email] of emails.entries())
+      await read(deps, box.id, reply(messageIds, email, 'Hm.', { receivedAt: Date.UTC(2026, 2, 3, 9, i) }));
     const all = (await listReplies(deps, {})).replies;
     expect(all).toHaveLength(12);
     // Every third reply is marked WON, newest first: a filter by WON reads on past the others.
@@ -186,8 +206,16 @@ describe('erase and delete reach what a status added', () => {
   it('an erase empties the reply’s referral and every referral naming the erased address', async () => {
     const deps = unitDeps();
     const { box, ids, messageIds } = await sentTo(deps, ['jo@client.com', 'ka@client.com']);
-    await read(deps, box.id, reply(messageIds, 'jo@client.com', 'I have left the company. Please contact Jana Novak at jana.novak@client.com instead.'));
-    await read(deps, box.id, reply(messageIds, 'ka@client.com', 'I am not the right person for this, please write to my colleague lu@client.com.'));
+    await read(
+      deps,
+      box.id,
+      reply(messageIds, 'jo@client.com', 'I have left the company. Please contact Jana Novak at jana.novak@client.com instead.'),
+    );
+    await read(
+      deps,
+      box.id,
+      reply(messageIds, 'ka@client.com', 'I am not the right person for this, please write to my colleague lu@client.com.'),
+    );
     expect((await statusOf(deps, 'jo@client.com')).referral).toEqual({ email: 'jana.novak@client.com', name: expect.anything() });
     expect((await statusOf(deps, 'ka@client.com')).referral).toMatchObject({ email: 'lu@client.com' });
     // The referred colleague asks to be forgotten: Ka's reply loses the referral; Jo's keeps Jana's.
@@ -198,6 +226,8 @@ describe('erase and delete reach what a status added', () => {
     await leads.erase(deps, { email: 'jo@client.com' });
     const erased = (await listReplies(deps, {})).replies.find((r) => r.leadId === ids['jo@client.com'])!;
     expect(erased).toMatchObject({ snippet: '', subject: '', referral: null });
-    expect(JSON.stringify(await deps.store.query({ pk: `REFERRAL#${await suppression.addressHash(deps, 'jana.novak@client.com')}` }))).not.toContain('INBOUND');
+    expect(
+      JSON.stringify(await deps.store.query({ pk: `REFERRAL#${await suppression.addressHash(deps, 'jana.novak@client.com')}` })),
+    ).not.toContain('INBOUND');
   });
 });

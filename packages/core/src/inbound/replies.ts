@@ -26,10 +26,20 @@ const statusList = z
   .string()
   .max(500)
   .transform((s, ctx) => {
-    const named = [...new Set(s.split(',').map((p) => p.trim().toUpperCase()).filter(Boolean))];
+    const named = [
+      ...new Set(
+        s
+          .split(',')
+          .map((p) => p.trim().toUpperCase())
+          .filter(Boolean),
+      ),
+    ];
     const unknown = named.filter((p) => !(REPLY_STATUSES as readonly string[]).includes(p));
     if (!named.length || unknown.length) {
-      ctx.addIssue({ code: 'custom', message: `must be one or more of ${REPLY_STATUSES.join(', ')}, comma-separated${unknown.length ? ` (not ${unknown.join(', ')})` : ''}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be one or more of ${REPLY_STATUSES.join(', ')}, comma-separated${unknown.length ? ` (not ${unknown.join(', ')})` : ''}`,
+      });
       return z.NEVER;
     }
     return named as ReplyStatus[];
@@ -40,9 +50,17 @@ export const ListQuery = z.strictObject({
   campaignId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
   mailboxId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
   status: statusList.optional(),
-  unread: z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
+  unread: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional(),
   since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, like 2026-03-01T00:00:00Z' }).optional(),
-  limit: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be from 1 to 200' }).max(200, { error: 'must be from 1 to 200' }).default(50),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be from 1 to 200' })
+    .max(200, { error: 'must be from 1 to 200' })
+    .default(50),
   cursor: z.string().max(2000).optional(),
 });
 
@@ -115,9 +133,14 @@ export const UpdateReply = z
   .strictObject({
     status: PersonStatus.optional(),
     read: z.boolean({ error: 'must be true or false' }).optional(),
-    snoozedUntil: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, like 2026-03-01T09:00:00Z, or null' }).nullable().optional(),
+    snoozedUntil: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 time, like 2026-03-01T09:00:00Z, or null' })
+      .nullable()
+      .optional(),
   })
-  .refine((b) => b.status !== undefined || b.read !== undefined || b.snoozedUntil !== undefined, { error: 'give at least one of status, read and snoozedUntil' });
+  .refine((b) => b.status !== undefined || b.read !== undefined || b.snoozedUntil !== undefined, {
+    error: 'give at least one of status, read and snoozedUntil',
+  });
 
 /** The reply row of an id, or 404: auto-replies, bounces and complaints are not replies. */
 async function replyOf(deps: Pick<Deps, 'store'>, id: string): Promise<InboundRecord> {
@@ -136,7 +159,12 @@ async function statusChange(deps: D, r: InboundRecord, status: ReplyStatus, sour
   if (status === previous) return { set, ops: [] as TransactOp[], ifUnchanged };
   set.statusVersion = version + 1;
   // Each change is its own fact: keyed by the reply and the change's number, so a retried write makes the same event.
-  const ops = await eventOps(deps, 'reply.status_changed', { replyId: r.id, leadId: r.leadId, campaignId: r.campaignId, status, previousStatus: previous, source }, `${inboundKey(r.id).pk}#STATUS#${version + 1}`);
+  const ops = await eventOps(
+    deps,
+    'reply.status_changed',
+    { replyId: r.id, leadId: r.leadId, campaignId: r.campaignId, status, previousStatus: previous, source },
+    `${inboundKey(r.id).pk}#STATUS#${version + 1}`,
+  );
   return { set, ops, ifUnchanged };
 }
 
@@ -150,7 +178,8 @@ export async function updateReply(deps: D, id: string, body: unknown): Promise<R
     let ifUnchanged: Condition = { itemExists: true };
     if (change.status) ({ set, ops, ifUnchanged } = await statusChange(deps, r, change.status, 'person'));
     if (change.read !== undefined) set.read = change.read;
-    if (change.snoozedUntil !== undefined) set.snoozedUntil = change.snoozedUntil === null ? null : new Date(change.snoozedUntil).toISOString();
+    if (change.snoozedUntil !== undefined)
+      set.snoozedUntil = change.snoozedUntil === null ? null : new Date(change.snoozedUntil).toISOString();
     try {
       await deps.store.transact([{ update: inboundKey(id), change: { set, if: { and: [{ itemExists: true }, ifUnchanged] } } }, ...ops]);
     } catch (err) {
@@ -173,7 +202,9 @@ export async function updateReply(deps: D, id: string, body: unknown): Promise<R
  */
 export async function applyAiStatus(deps: D, r: InboundRecord, status: ReplyStatus, also: TransactOp[]): Promise<boolean> {
   const { set, ops, ifUnchanged } = await statusChange(deps, r, status, 'ai');
-  const stillTheRules: Condition = { and: [ifUnchanged, { attr: 'replyStatus', op: '=', value: 'NEEDS_REVIEW' }, { attr: 'statusSource', op: '=', value: 'rules' }] };
+  const stillTheRules: Condition = {
+    and: [ifUnchanged, { attr: 'replyStatus', op: '=', value: 'NEEDS_REVIEW' }, { attr: 'statusSource', op: '=', value: 'rules' }],
+  };
   try {
     await deps.store.transact([{ update: inboundKey(r.id), change: { set, if: stillTheRules } }, ...ops, ...also]);
   } catch (err) {
@@ -211,9 +242,37 @@ export async function settlePositive(deps: Pick<Deps, 'store' | 'wallClock' | 'c
     const delta = positive ? 1 : -1;
     const crosses = (held === 0 && delta === 1) || (held === 1 && delta === -1);
     const ops: TransactOp[] = [
-      { update: inboundKey(replyId), change: { set: { countedPositive: positive }, if: counted ? { attr: 'countedPositive', op: '=', value: true } : { or: [{ attr: 'countedPositive', exists: false }, { attr: 'countedPositive', op: '=', value: false }] } } },
-      { update: leadKey(lead.id), change: { add: { positiveReplies: delta }, if: held ? { attr: 'positiveReplies', op: '=', value: held } : { or: [{ attr: 'positiveReplies', exists: false }, { attr: 'positiveReplies', op: '=', value: 0 }] } } },
-      ...(crosses ? [{ update: campaignKey(lead.campaignId), change: { add: { [counter.variant(lead.variant, 'positive')]: delta } } }] : []),
+      {
+        update: inboundKey(replyId),
+        change: {
+          set: { countedPositive: positive },
+          if: counted
+            ? { attr: 'countedPositive', op: '=', value: true }
+            : {
+                or: [
+                  { attr: 'countedPositive', exists: false },
+                  { attr: 'countedPositive', op: '=', value: false },
+                ],
+              },
+        },
+      },
+      {
+        update: leadKey(lead.id),
+        change: {
+          add: { positiveReplies: delta },
+          if: held
+            ? { attr: 'positiveReplies', op: '=', value: held }
+            : {
+                or: [
+                  { attr: 'positiveReplies', exists: false },
+                  { attr: 'positiveReplies', op: '=', value: 0 },
+                ],
+              },
+        },
+      },
+      ...(crosses
+        ? [{ update: campaignKey(lead.campaignId), change: { add: { [counter.variant(lead.variant, 'positive')]: delta } } }]
+        : []),
     ];
     try {
       await deps.store.transact(ops);

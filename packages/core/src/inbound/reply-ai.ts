@@ -41,7 +41,10 @@ export async function aiReaderOf(deps: Pick<Deps, 'store'>, campaignId: string):
 export function cutToBytes(text: string, max: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= max) return text;
-  return bytes.subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /** The item that asks for an AI reading, written in the reply's own transaction. */
@@ -73,7 +76,17 @@ async function claim(deps: D, item: Item): Promise<boolean> {
   try {
     await deps.store.update(aiReadKey(String(item.replyId)), {
       set: { leaseUntil: wall + LEASE_MS },
-      if: { and: [{ itemExists: true }, { or: [{ attr: 'leaseUntil', exists: false }, { attr: 'leaseUntil', op: '<', value: wall }] }] },
+      if: {
+        and: [
+          { itemExists: true },
+          {
+            or: [
+              { attr: 'leaseUntil', exists: false },
+              { attr: 'leaseUntil', op: '<', value: wall },
+            ],
+          },
+        ],
+      },
     });
     return true;
   } catch (err) {
@@ -102,7 +115,8 @@ async function readOne(deps: D, item: Item): Promise<'changed' | 'unchanged'> {
   }
   const status = RuleStatus.safeParse(answer.trim().toUpperCase());
   if (!status.success || status.data === 'NEEDS_REVIEW') {
-    if (!status.success) deps.log.warn('the AI answered something that is not a status: the reply stays NEEDS_REVIEW', { replyId: r.id, provider });
+    if (!status.success)
+      deps.log.warn('the AI answered something that is not a status: the reply stays NEEDS_REVIEW', { replyId: r.id, provider });
     return done().then(() => 'unchanged');
   }
   // The item goes in the same write as the status, so a crash between them never asks twice.

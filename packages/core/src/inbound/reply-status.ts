@@ -5,7 +5,15 @@
 import * as z from 'zod';
 
 /** Statuses the engine's rules (or the customer's AI) may give. NEEDS_REVIEW: the rules could not tell with confidence. */
-export const RULE_STATUSES = ['INTERESTED', 'QUESTION', 'NOT_NOW', 'NOT_INTERESTED', 'WRONG_PERSON', 'UNSUBSCRIBE', 'NEEDS_REVIEW'] as const;
+export const RULE_STATUSES = [
+  'INTERESTED',
+  'QUESTION',
+  'NOT_NOW',
+  'NOT_INTERESTED',
+  'WRONG_PERSON',
+  'UNSUBSCRIBE',
+  'NEEDS_REVIEW',
+] as const;
 export const RuleStatus = z.enum(RULE_STATUSES);
 export type RuleStatus = z.infer<typeof RuleStatus>;
 

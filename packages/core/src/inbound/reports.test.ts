@@ -25,7 +25,12 @@ describe('parseDeliveryStatus (RFC 3464)', () => {
   it('reads every recipient block, unfolding continued lines and dropping status comments', () => {
     const r = parseDeliveryStatus(POSTFIX);
     expect(r).toEqual([
-      { recipient: 'gone@client.com', action: 'failed', status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 <gone@client.com>: Recipient address rejected: User unknown in virtual mailbox table' },
+      {
+        recipient: 'gone@client.com',
+        action: 'failed',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 <gone@client.com>: Recipient address rejected: User unknown in virtual mailbox table',
+      },
       { recipient: 'slow@client.com', action: 'delayed', status: '4.4.1' },
     ]);
     expect(r.map(isPermanentFailure)).toEqual([true, false]);
@@ -45,12 +50,15 @@ describe('parseDeliveryStatus (RFC 3464)', () => {
   });
 
   it('two recipients in one block with no blank line between them (AOL) are two recipients', () => {
-    const aol = 'Original-Recipient: rfc822;a@client.com\nFinal-Recipient: rfc822;a@client.com\nAction: failed\nStatus: 5.1.1\nOriginal-Recipient: rfc822;b@client.com\nFinal-Recipient: rfc822;b@client.com\nAction: failed\nStatus: 5.2.2\n';
+    const aol =
+      'Original-Recipient: rfc822;a@client.com\nFinal-Recipient: rfc822;a@client.com\nAction: failed\nStatus: 5.1.1\nOriginal-Recipient: rfc822;b@client.com\nFinal-Recipient: rfc822;b@client.com\nAction: failed\nStatus: 5.2.2\n';
     expect(parseDeliveryStatus(aol)).toEqual([
       { recipient: 'a@client.com', action: 'failed', status: '5.1.1' },
       { recipient: 'b@client.com', action: 'failed', status: '5.2.2' },
     ]);
-    expect(deliveryStatusBlocks('Final-Recipient: rfc822; c@client.com\nAction: failed\n').map((b) => b.recipient)).toEqual(['c@client.com']);
+    expect(deliveryStatusBlocks('Final-Recipient: rfc822; c@client.com\nAction: failed\n').map((b) => b.recipient)).toEqual([
+      'c@client.com',
+    ]);
   });
 
   it('a failure with a 4.x.x status, or a delivery with 2.0.0, is not permanent', () => {
@@ -64,7 +72,13 @@ describe('parseFeedbackReport (RFC 5965)', () => {
     const report = parseFeedbackReport(
       'Feedback-Type: abuse\r\nUser-Agent: SomeGenerator/1.0\r\nVersion: 1\r\nOriginal-Mail-From: <rep@sender.com>\r\nOriginal-Rcpt-To: <Angry@Client.com>\r\nOriginal-Rcpt-To: other@client.com\r\nSource-IP: 192.0.2.1\r\n',
     );
-    expect(report).toEqual({ feedbackType: 'abuse', originalRcptTo: ['angry@client.com', 'other@client.com'], originalMailFrom: 'rep@sender.com', userAgent: 'SomeGenerator/1.0', sourceIp: '192.0.2.1' });
+    expect(report).toEqual({
+      feedbackType: 'abuse',
+      originalRcptTo: ['angry@client.com', 'other@client.com'],
+      originalMailFrom: 'rep@sender.com',
+      userAgent: 'SomeGenerator/1.0',
+      sourceIp: '192.0.2.1',
+    });
   });
 
   it('gives no recipients when the report names none', () => {

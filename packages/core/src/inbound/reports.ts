@@ -87,7 +87,10 @@ export function parseDeliveryStatus(fields: string): DsnRecipient[] {
     const recipient = addressOf(block.get('final-recipient')?.[0]) ?? addressOf(block.get('original-recipient')?.[0]);
     const action = block.get('action')?.[0]?.split(/[\s(]/)[0]?.toLowerCase();
     // RFC 3464 §2.3.4: status-code = DIGIT "." 1*3DIGIT "." 1*3DIGIT, possibly followed by a comment.
-    const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(block.get('status')?.[0] ?? '')?.slice(1).join('.');
+    const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/
+      .exec(block.get('status')?.[0] ?? '')
+      ?.slice(1)
+      .join('.');
     if (!recipient || !action || !status) continue;
     const diagnostic = block.get('diagnostic-code')?.[0];
     out.push({ recipient, action, status, ...(diagnostic ? { diagnostic } : {}) });
@@ -104,10 +107,16 @@ export function parseDeliveryStatus(fields: string): DsnRecipient[] {
 export function deliveryStatusBlocks(fields: string): { recipient: string; action?: string; status?: string; diagnostic?: string }[] {
   const out: { recipient: string; action?: string; status?: string; diagnostic?: string }[] = [];
   for (const block of blocks(fields)) {
-    const recipient = addressOf(block.get('final-recipient')?.[0]) ?? addressOf(block.get('original-recipient')?.[0]) ?? addressOf(block.get('x-actual-recipient')?.[0]);
+    const recipient =
+      addressOf(block.get('final-recipient')?.[0]) ??
+      addressOf(block.get('original-recipient')?.[0]) ??
+      addressOf(block.get('x-actual-recipient')?.[0]);
     if (!recipient || out.some((r) => r.recipient === recipient)) continue;
     const action = block.get('action')?.[0]?.split(/[\s(]/)[0]?.toLowerCase() || undefined;
-    const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(block.get('status')?.[0] ?? '')?.slice(1).join('.');
+    const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/
+      .exec(block.get('status')?.[0] ?? '')
+      ?.slice(1)
+      .join('.');
     const diagnostic = block.get('diagnostic-code')?.[0]?.slice(0, 2000);
     out.push({ recipient, ...(action ? { action } : {}), ...(status ? { status } : {}), ...(diagnostic ? { diagnostic } : {}) });
   }

@@ -17,9 +17,15 @@ const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|j
 const DAY = String.raw`(\d{1,2})(?:st|nd|rd|th)?`;
 const WEEKDAY = String.raw`(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday),?\s+)?`;
 
-const PATTERNS: { re: RegExp; read: (m: RegExpExecArray) => { month: number; day: number; year?: number } | { iso: string } | { weekday: number } }[] = [
+const PATTERNS: {
+  re: RegExp;
+  read: (m: RegExpExecArray) => { month: number; day: number; year?: number } | { iso: string } | { weekday: number };
+}[] = [
   // until 2026-03-12
-  { re: new RegExp(String.raw`${LEAD_IN}\b[^.\n]{0,40}?\b(\d{4})-(\d{2})-(\d{2})\b`, 'i'), read: (m) => ({ iso: `${m[1]}-${m[2]}-${m[3]}` }) },
+  {
+    re: new RegExp(String.raw`${LEAD_IN}\b[^.\n]{0,40}?\b(\d{4})-(\d{2})-(\d{2})\b`, 'i'),
+    read: (m) => ({ iso: `${m[1]}-${m[2]}-${m[3]}` }),
+  },
   // back on 12 March (2026) / back on Monday, 12th of March
   {
     re: new RegExp(String.raw`${LEAD_IN}\b[^.\n]{0,40}?\b${WEEKDAY}${DAY}\s+(?:of\s+)?${MONTH}(?:,?\s+(\d{4}))?`, 'i'),

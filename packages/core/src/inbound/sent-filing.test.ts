@@ -34,10 +34,32 @@ function reader(answer: () => Promise<boolean>) {
 
 async function mailboxWithSend(deps: UnitDeps, job: { smtpStartedAt: number; unconfirmed?: boolean }): Promise<Mailbox> {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'm@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+  const box = await created(mailboxes.create, deps, {
+    email: 'm@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+  });
   await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
-  await deps.store.put({ ...leadKey('L1'), id: 'L1', campaignId: 'C1', email: 'x@client.com', status: 'CONTACTED', stepsSent: 1, mailboxId: box.id, ...pinIndex(box.id, 'L1') });
-  await deps.store.put({ ...jobKey(jobId('L1', 0)), id: jobId('L1', 0), state: 'SENT', dueAt: 0, mailboxId: box.id, messageId: '<m1@sender.com>', ...job });
+  await deps.store.put({
+    ...leadKey('L1'),
+    id: 'L1',
+    campaignId: 'C1',
+    email: 'x@client.com',
+    status: 'CONTACTED',
+    stepsSent: 1,
+    mailboxId: box.id,
+    ...pinIndex(box.id, 'L1'),
+  });
+  await deps.store.put({
+    ...jobKey(jobId('L1', 0)),
+    id: jobId('L1', 0),
+    state: 'SENT',
+    dueAt: 0,
+    mailboxId: box.id,
+    messageId: '<m1@sender.com>',
+    ...job,
+  });
   return mailboxFromItem((await deps.store.get(mailboxKey(box.id)))!);
 }
 
@@ -97,10 +119,25 @@ describe('settling an unknown outcome by the Sent folder', () => {
     const { r, asked } = reader(async () => false);
     const deps = unitDeps({ mailReader: r });
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'g@sender.com', domainId: domain.id, provider: 'GOOGLE', smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const box = await created(mailboxes.create, deps, {
+      email: 'g@sender.com',
+      domainId: domain.id,
+      provider: 'GOOGLE',
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
     await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
     const wall = deps.wallClock.now();
-    const claimed = { id: jobId('L9', 0), state: 'CLAIMED', dueAt: 0, mailboxId: box.id, messageId: '<m9@sender.com>', leadId: 'L9', campaignId: 'C9', step: 0 };
+    const claimed = {
+      id: jobId('L9', 0),
+      state: 'CLAIMED',
+      dueAt: 0,
+      mailboxId: box.id,
+      messageId: '<m9@sender.com>',
+      leadId: 'L9',
+      campaignId: 'C9',
+      step: 0,
+    };
     await deps.store.put({ ...jobKey(claimed.id), ...claimed, smtpStartedAt: wall - 1_000 });
     // A second after the send (a local start settles every claim at once): absent says nothing yet.
     expect(await campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!))).toBe(false);
@@ -123,9 +160,24 @@ describe('settling an unknown outcome by the Sent folder', () => {
     const { r, asked } = reader(async () => filed);
     const deps = unitDeps({ mailReader: r });
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'g@sender.com', domainId: domain.id, provider: 'MICROSOFT', smtpHost: 'smtp.mail.test', authPassword: 'pw' });
+    const box = await created(mailboxes.create, deps, {
+      email: 'g@sender.com',
+      domainId: domain.id,
+      provider: 'MICROSOFT',
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
     await deps.store.update(mailboxKey(box.id), { set: { imapHost: 'imap.example.com' } });
-    const claimed = { id: jobId('L8', 0), state: 'CLAIMED', dueAt: 0, mailboxId: box.id, messageId: '<m8@sender.com>', leadId: 'L8', campaignId: 'C8', step: 0 };
+    const claimed = {
+      id: jobId('L8', 0),
+      state: 'CLAIMED',
+      dueAt: 0,
+      mailboxId: box.id,
+      messageId: '<m8@sender.com>',
+      leadId: 'L8',
+      campaignId: 'C8',
+      step: 0,
+    };
     await deps.store.put({ ...jobKey(claimed.id), ...claimed, smtpStartedAt: deps.wallClock.now() - FILING_DELAY_MS });
     await deps.store.put({ ...leadKey('L8'), id: 'L8', campaignId: 'C8', email: 'x@client.com', status: 'CONTACTED' });
     const settle = async () => campaignStep.settleUnknown!(deps, jobFromItem((await deps.store.get(jobKey(claimed.id)))!));

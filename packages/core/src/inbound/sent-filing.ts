@@ -49,12 +49,27 @@ export async function findOutSentFiling(deps: D, mailbox: Mailbox, login: Server
   if (!lastJobs.length) return undefined;
   const sent = (await deps.store.batchGet(lastJobs))
     .map(jobFromItem)
-    .find((j) => j.state === 'SENT' && !j.unconfirmed && j.mailboxId === mailbox.id && j.messageId && (j.smtpStartedAt ?? wallNow) <= wallNow - FILING_DELAY_MS);
+    .find(
+      (j) =>
+        j.state === 'SENT' &&
+        !j.unconfirmed &&
+        j.mailboxId === mailbox.id &&
+        j.messageId &&
+        (j.smtpStartedAt ?? wallNow) <= wallNow - FILING_DELAY_MS,
+    );
   if (!sent?.messageId) return undefined;
   const files = await deps.mailReader.sentContains(login, sent.messageId);
-  await deps.store.update(mailboxKey(mailbox.id), { set: { sentFiling: { files, checkedAt: new Date(wallNow).toISOString() } }, if: { itemExists: true } });
-  deps.log.info(files ? 'the mailbox server files sent mail: unknown outcomes go to its Sent folder' : 'the mailbox server does not file sent mail: unknown outcomes are taken as sent', {
-    mailboxId: mailbox.id,
+  await deps.store.update(mailboxKey(mailbox.id), {
+    set: { sentFiling: { files, checkedAt: new Date(wallNow).toISOString() } },
+    if: { itemExists: true },
   });
+  deps.log.info(
+    files
+      ? 'the mailbox server files sent mail: unknown outcomes go to its Sent folder'
+      : 'the mailbox server does not file sent mail: unknown outcomes are taken as sent',
+    {
+      mailboxId: mailbox.id,
+    },
+  );
   return files;
 }

@@ -48,7 +48,9 @@ describe('readLeadCsv: headers', () => {
   });
 
   it('keeps every other column in customFields under its original (trimmed) header', async () => {
-    const rows = await rowsOf(csv('email,  Job Title ,LinkedIn URL,phone_number,,\nada@example.com,Countess,https://x.test/ada,+44 20,ignored,dropped\n'));
+    const rows = await rowsOf(
+      csv('email,  Job Title ,LinkedIn URL,phone_number,,\nada@example.com,Countess,https://x.test/ada,+44 20,ignored,dropped\n'),
+    );
     expect(rows[0]?.fields).toEqual({
       email: 'ada@example.com',
       customFields: { 'Job Title': 'Countess', 'LinkedIn URL': 'https://x.test/ada', phone_number: '+44 20' },
@@ -94,7 +96,9 @@ describe('readLeadCsv: cells and lines', () => {
   });
 
   it('trims cells, leaves empty cells out, takes short rows and drops cells past the header', async () => {
-    const rows = await rowsOf(csv('email,firstName,lastName,city\n  ada@example.com ,  , Lovelace\nbob@example.com,Bob,,London,extra,more\n'));
+    const rows = await rowsOf(
+      csv('email,firstName,lastName,city\n  ada@example.com ,  , Lovelace\nbob@example.com,Bob,,London,extra,more\n'),
+    );
     expect(rows.map((r) => r.fields)).toEqual([
       { email: 'ada@example.com', lastName: 'Lovelace', customFields: {} },
       { email: 'bob@example.com', firstName: 'Bob', customFields: { city: 'London' } },

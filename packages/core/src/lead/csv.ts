@@ -70,7 +70,9 @@ function planColumns(header: readonly string[]): Column[] {
   // A lead holds at most 50 custom fields, and the import counts each field's presence for the whole file at once.
   const custom = new Set(columns.flatMap((c) => (c && 'custom' in c ? [c.custom] : [])));
   if (custom.size > MAX_CUSTOM_COLUMNS) {
-    throw new ValidationError(`The CSV has ${custom.size} custom columns (besides email, first name, last name and company): at most ${MAX_CUSTOM_COLUMNS} are allowed.`);
+    throw new ValidationError(
+      `The CSV has ${custom.size} custom columns (besides email, first name, last name and company): at most ${MAX_CUSTOM_COLUMNS} are allowed.`,
+    );
   }
   return columns;
 }
@@ -114,10 +116,7 @@ function toFields(columns: readonly Column[], record: readonly string[]): CsvLea
  * collects all rows before writing any. Values are returned raw: CSV-injection
  * neutralizing (guardrail 6) happens in the lead validation every ingest path shares.
  */
-export async function* readLeadCsv(
-  input: Buffer | AsyncIterable<Buffer | string>,
-  opts: ReadLeadCsvOptions = {},
-): AsyncGenerator<CsvRow> {
+export async function* readLeadCsv(input: Buffer | AsyncIterable<Buffer | string>, opts: ReadLeadCsvOptions = {}): AsyncGenerator<CsvRow> {
   const maxRows = opts.maxRows ?? MAX_CSV_ROWS;
   const maxBytes = opts.maxBytes ?? MAX_CSV_BYTES;
   // The physical line where the next record's source text starts. Counted

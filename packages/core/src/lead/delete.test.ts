@@ -15,8 +15,20 @@ import { sendJob } from '../sending/sender.ts';
 async function queuedFirstEmail(person: { email: string; firstName: string; company: string }) {
   const deps = unitDeps();
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}} at {{company}}', template: 'Hi.', mailboxIds: [box.id], steps: [{ waitDays: 2, body: 'Bump.' }] });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'For {{firstName}} at {{company}}',
+    template: 'Hi.',
+    mailboxIds: [box.id],
+    steps: [{ waitDays: 2, body: 'Bump.' }],
+  });
   const lead = await created(leads.create, deps, { campaignId: c.id, ...person });
   await campaigns.launch(deps, c.id);
   await deps.store.update(jobKey(jobId(lead.id, 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });

@@ -26,7 +26,9 @@ export async function forgetSubjects(deps: Pick<Deps, 'store'>, leadId: string):
 /** A job of a deleted lead, once it has ended (its counts are kept by the queue's counters, not by the row). */
 async function removeEndedJob(deps: Pick<Deps, 'store'>, key: Key): Promise<void> {
   try {
-    await deps.store.delete(key, { if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) } });
+    await deps.store.delete(key, {
+      if: { or: ['SENT', 'FAILED', 'CANCELLED'].map((value) => ({ attr: 'state', op: '=' as const, value })) },
+    });
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }

@@ -9,7 +9,15 @@ import * as lead from './entity.ts';
 import { leadKey } from './keys.ts';
 
 describe('a stored lead', () => {
-  const row = { ...leadKey('l1'), id: 'l1', campaignId: 'c1', email: 'a@client.com', status: 'NEW', firstName: null, customFields: { plan: 'pro', seats: 3 } };
+  const row = {
+    ...leadKey('l1'),
+    id: 'l1',
+    campaignId: 'c1',
+    email: 'a@client.com',
+    status: 'NEW',
+    firstName: null,
+    customFields: { plan: 'pro', seats: 3 },
+  };
 
   it('reads names stored as null, and keeps its key when asked', () => {
     const l = lead.fromItem(row);
@@ -19,7 +27,13 @@ describe('a stored lead', () => {
   });
 
   it('writes its whole row with its list indexes', () => {
-    expect(lead.toItem(lead.fromItem(row), 'SEQ')).toMatchObject({ ...leadKey('l1'), gsi1pk: 'CAMPAIGN#c1#LEADS', gsi1sk: 'SEQ', gsi2pk: 'LEADEMAIL#a@client.com', gsi3pk: 'LEADS' });
+    expect(lead.toItem(lead.fromItem(row), 'SEQ')).toMatchObject({
+      ...leadKey('l1'),
+      gsi1pk: 'CAMPAIGN#c1#LEADS',
+      gsi1sk: 'SEQ',
+      gsi2pk: 'LEADEMAIL#a@client.com',
+      gsi3pk: 'LEADS',
+    });
   });
 
   it('reads an import lock, which lapses only once it has a lease that ended', () => {

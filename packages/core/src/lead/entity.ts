@@ -160,5 +160,10 @@ export const BatchCounts = z.object({
 export type BatchCounts = z.infer<typeof BatchCounts>;
 export const batchCountsFromItem = (item: Item | undefined): BatchCounts => BatchCounts.parse(item);
 /** A batch's item: its number is in its sort key (importBatchKey). */
-const BatchItem = BatchCounts.extend({ sk: z.string().regex(/^BATCH#\d+$/).transform((sk) => Number.parseInt(sk.slice('BATCH#'.length), 10)) });
+const BatchItem = BatchCounts.extend({
+  sk: z
+    .string()
+    .regex(/^BATCH#\d+$/)
+    .transform((sk) => Number.parseInt(sk.slice('BATCH#'.length), 10)),
+});
 export const importBatchFromItem = (item: Item) => BatchItem.parse(item);

@@ -31,14 +31,21 @@ const dsn = (rcpt: string, originalId: string, status = '5.1.1', diagnostic = `5
   message({
     from: 'mailer-daemon@mx.sender.com',
     headers: { 'auto-submitted': 'auto-replied' },
-    report: { type: 'delivery-status', fields: `Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ${rcpt}\nAction: failed\nStatus: ${status}\nDiagnostic-Code: smtp; ${diagnostic}\n`, original: { messageId: originalId, to: [rcpt] } },
+    report: {
+      type: 'delivery-status',
+      fields: `Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ${rcpt}\nAction: failed\nStatus: ${status}\nDiagnostic-Code: smtp; ${diagnostic}\n`,
+      original: { messageId: originalId, to: [rcpt] },
+    },
   });
 
 describe('a bounce diagnostic', () => {
   it('read from a report is stored without the address, hard or soft', async () => {
     const deps = unitDeps();
     const { mailbox, ids, messageIds } = await sentTo(deps, ['ada@x.com', 'full@x.com']);
-    await applyMessages(deps, mailbox, [dsn('ada@x.com', messageIds['ada@x.com']!), dsn('full@x.com', messageIds['full@x.com']!, '5.2.2', '552 5.2.2 <full@x.com>: mailbox full')]);
+    await applyMessages(deps, mailbox, [
+      dsn('ada@x.com', messageIds['ada@x.com']!),
+      dsn('full@x.com', messageIds['full@x.com']!, '5.2.2', '552 5.2.2 <full@x.com>: mailbox full'),
+    ]);
     const hard = await leads.get(deps, ids['ada@x.com']!);
     expect(hard.status).toBe('BOUNCED');
     expect(hard.bounce?.diagnostic).toContain('Recipient address rejected');
@@ -56,7 +63,19 @@ describe('a bounce diagnostic', () => {
     const deps = unitDeps();
     const { ids } = await sentTo(deps, ['ada@x.com']);
     // A row from before diagnostics lost their addresses.
-    await deps.store.update(leadKey(ids['ada@x.com']!), { set: { bounce: { status: '5.1.1', reason: 'user-unknown', hard: false, diagnostic: '550 5.1.1 <ada@x.com>: Recipient address rejected', via: 'report', confirmed: true, at: '2026-03-02T12:00:00.000Z' } } });
+    await deps.store.update(leadKey(ids['ada@x.com']!), {
+      set: {
+        bounce: {
+          status: '5.1.1',
+          reason: 'user-unknown',
+          hard: false,
+          diagnostic: '550 5.1.1 <ada@x.com>: Recipient address rejected',
+          via: 'report',
+          confirmed: true,
+          at: '2026-03-02T12:00:00.000Z',
+        },
+      },
+    });
     expect((await leads.erase(deps, { email: 'ada@x.com' })).erased).toBe(1);
     const listed = JSON.stringify(await leads.list(deps, {}));
     expect(listed).not.toContain('ada@x.com');
@@ -66,7 +85,7 @@ describe('a bounce diagnostic', () => {
 });
 
 describe('a deleted lead', () => {
-  it("leaves no webhook event naming it: owed ones are given up, so an erase afterwards has nothing left to find", async () => {
+  it('leaves no webhook event naming it: owed ones are given up, so an erase afterwards has nothing left to find', async () => {
     const deps = unitDeps();
     const hook = await webhooks.create(deps, { url: 'https://hooks.example.com/in', events: ['*'] });
     const { mailbox, ids, messageIds } = await sentTo(deps, ['ada@x.com', 'bob@x.com', 'cy@x.com']);
@@ -79,10 +98,20 @@ describe('a deleted lead', () => {
     await leads.erase(deps, { email: 'ada@x.com' });
     await leads.erase(deps, { email: 'bob@x.com' });
 
-    const items = await Promise.all((await webhooks.deliveries(deps, hook.id)).deliveries.map(async (d) => (await deps.store.get(deliveryKey(hook.id, d.eventId)))!));
+    const items = await Promise.all(
+      (await webhooks.deliveries(deps, hook.id)).deliveries.map(async (d) => (await deps.store.get(deliveryKey(hook.id, d.eventId)))!),
+    );
     const of = (email: string) => items.filter((i) => JSON.parse(String(i.body)).data.leadId === ids[email]);
-    expect(of('ada@x.com').map((i) => i.type).sort()).toEqual(['email.bounced', 'email.sent']);
-    expect(of('bob@x.com').map((i) => i.type).sort()).toEqual(['email.sent', 'reply.received']);
+    expect(
+      of('ada@x.com')
+        .map((i) => i.type)
+        .sort(),
+    ).toEqual(['email.bounced', 'email.sent']);
+    expect(
+      of('bob@x.com')
+        .map((i) => i.type)
+        .sort(),
+    ).toEqual(['email.sent', 'reply.received']);
     for (const item of [...of('ada@x.com'), ...of('bob@x.com')]) {
       expect(String(item.body)).not.toMatch(/ada@x\.com|bob@x\.com|555 0100/);
       expect(item).toMatchObject({ delivered: false, givenUp: true, lastError: 'the lead was deleted before the event was delivered' });
@@ -94,11 +123,23 @@ describe('a deleted lead', () => {
 });
 
 describe('deleting a lead', () => {
-  it('while its email is being sent: the send is counted, and its job goes once recorded, like the lead\'s other jobs', async () => {
+  it("while its email is being sent: the send is counted, and its job goes once recorded, like the lead's other jobs", async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'For {{firstName}}', template: 'Hi.', mailboxIds: [String(box.id)], steps: [{ waitDays: 2, body: 'Bump.' }] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@sender.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'For {{firstName}}',
+      template: 'Hi.',
+      mailboxIds: [String(box.id)],
+      steps: [{ waitDays: 2, body: 'Bump.' }],
+    });
     const lead = await created(leads.create, deps, { campaignId: c.id, email: 'ada@x.com', firstName: 'Ada' });
     await campaigns.launch(deps, String(c.id));
     await deps.store.update(jobKey(jobId(String(lead.id), 0)), { set: { state: 'QUEUED', dueAt: deps.clock.now() } });

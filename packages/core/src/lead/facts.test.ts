@@ -28,10 +28,24 @@ async function launched(deps: UnitDeps, emails: string[], name = 'C') {
   const domain = await created(domains.create, deps, { domainName: `${name.toLowerCase()}.sender.com`, mailingAddress: '1 Main St' });
   const boxes = [];
   for (const local of ['a', 'b']) {
-    boxes.push(await created(mailboxes.create, deps, { email: `${local}@${name.toLowerCase()}.sender.com`, domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' }));
+    boxes.push(
+      await created(mailboxes.create, deps, {
+        email: `${local}@${name.toLowerCase()}.sender.com`,
+        domainId: domain.id,
+        smtpHost: 'smtp.mail.test',
+        authPassword: 'pw',
+      }),
+    );
   }
   const mailboxIds = boxes.map((b) => String(b.id));
-  const c = await created(campaigns.create, deps, { name, aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello.', mailboxIds, steps: [{ waitDays: 3, body: 'Bump.' }] });
+  const c = await created(campaigns.create, deps, {
+    name,
+    aiPromptTemplate: 'x',
+    subject: 'Hi',
+    template: 'Hello.',
+    mailboxIds,
+    steps: [{ waitDays: 3, body: 'Bump.' }],
+  });
   const ids: string[] = [];
   for (const email of emails) ids.push(String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'F' })).id));
   await campaigns.launch(deps, String(c.id));
@@ -42,7 +56,9 @@ const lead = async (deps: UnitDeps, id: string): Promise<Lead> => fromItem((awai
 const campaignRow = async (deps: UnitDeps, id: string) => (await deps.store.get(campaignKey(id)))!;
 /** The pair's sends and bounces over every day and epoch. */
 async function pairCounts(deps: UnitDeps, campaignId: string, mailboxId: string) {
-  const days = (await deps.store.query({ pk: pairKey(campaignId, mailboxId).pk })).items.filter((i) => i.sk !== pairKey(campaignId, mailboxId).sk);
+  const days = (await deps.store.query({ pk: pairKey(campaignId, mailboxId).pk })).items.filter(
+    (i) => i.sk !== pairKey(campaignId, mailboxId).sk,
+  );
   return { sends: days.reduce((n, d) => n + Number(d.sends ?? 0), 0), bounces: days.reduce((n, d) => n + Number(d.bounces ?? 0), 0) };
 }
 
@@ -94,7 +110,9 @@ describe('lead facts', () => {
     const campaign = await campaigns.getItem(deps, campaignId);
     const mailbox = await mailboxes.get(deps, mailboxIds[0]!);
     // The claim read the lead NEW; the record finds it REPLIED.
-    expect(await sent(deps, { job, campaign, lead: before, mailbox, subject: 'Hi', messageId: '<m@x>', aiGenerated: false, pair })).toBe(true);
+    expect(await sent(deps, { job, campaign, lead: before, mailbox, subject: 'Hi', messageId: '<m@x>', aiGenerated: false, pair })).toBe(
+      true,
+    );
     expect((await lead(deps, id)).status).toBe('REPLIED');
     expect((await campaignRow(deps, campaignId))[counter.sent]).toBe(1);
     expect((await campaignRow(deps, campaignId))[counter.status('REPLIED')]).toBe(1);

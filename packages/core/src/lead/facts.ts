@@ -77,9 +77,17 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
   ];
   // A first email sent under a variant counts for it (docs/sending.md, Variants), once, with the send.
   const variant = step === 0 ? s.job.variant : undefined;
-  const campaign = { add: { [counter.sent]: 1, ...(variant !== undefined ? { [counter.variant(variant, 'sent')]: 1 } : {}) }, set: { lastActivityAt: sentAt } };
+  const campaign = {
+    add: { [counter.sent]: 1, ...(variant !== undefined ? { [counter.variant(variant, 'sent')]: 1 } : {}) },
+    set: { lastActivityAt: sentAt },
+  };
   // The email.sent event rides in whichever of the three transactions below goes through: keyed by the job, so a retry rewrites the same event.
-  const event = await eventOps(deps, 'email.sent', { leadId: s.lead.id, campaignId, mailboxId, step, messageId: s.messageId, sentAt }, s.job.id);
+  const event = await eventOps(
+    deps,
+    'email.sent',
+    { leadId: s.lead.id, campaignId, mailboxId, step, messageId: s.messageId, sentAt },
+    s.job.id,
+  );
   const withLead = (lead: Lead): TransactOp[] => {
     const thread = lead.thread ?? {};
     const { ops } = statusOps(
@@ -108,7 +116,18 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
       // The conversation's copy goes with the lead's own update, so an erased or deleted lead never gets its words back.
       { put: sentMessageItem(lead.id, now, { step, messageId: s.messageId, subject: s.subject, text: s.text ?? '', jobId: s.job.id }) },
       ...(next && SENDABLE.has(lead.status)
-        ? createJobOps({ leadId: lead.id, campaignId, step: step + 1, dueAt: followUpAt(now, next.waitDays), open: sendWindow(s.campaign.schedule, lead.customFields), mailboxId, domainId: s.mailbox.domainId }, now)
+        ? createJobOps(
+            {
+              leadId: lead.id,
+              campaignId,
+              step: step + 1,
+              dueAt: followUpAt(now, next.waitDays),
+              open: sendWindow(s.campaign.schedule, lead.customFields),
+              mailboxId,
+              domainId: s.mailbox.domainId,
+            },
+            now,
+          )
         : []),
     ];
   };
@@ -127,7 +146,10 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
     } else {
       // The email went: it is recorded and counted, without its subject, and nothing follows it.
       const counts: TransactOp = { update: campaignKey(campaignId), change: campaign };
-      await deps.store.transact([...foldCounters([...sentJobOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), counts, ...counted]), ...event]);
+      await deps.store.transact([
+        ...foldCounters([...sentJobOps(s.job, { sentAt, aiGenerated: s.aiGenerated }, unconfirmed), counts, ...counted]),
+        ...event,
+      ]);
       // Deleted (not erased, which keeps the row): the counts are in, and the job goes as the delete's other jobs went.
       if (!row) await removeJobOfDeletedLead(deps, s.job.id);
     }
@@ -143,14 +165,16 @@ export async function sent(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'l
  * end. The reply.received event is not this fact's: every reply is one, so it rides on the reply's own stored record
  * (inbound/apply.ts), and a lead's second answer gives an event too.
  */
-export async function replied(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, receivedAt: number): Promise<boolean> {
+export async function replied(
+  deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log' | 'metrics'>,
+  lead: Lead,
+  receivedAt: number,
+): Promise<boolean> {
   // The sequence stops at once: the lead's status (which the send path checks right before SMTP) and its open jobs.
-  const moved = await transition(
-    deps,
-    lead,
-    'REPLIED',
-    { set: { repliedAt: iso(receivedAt) }, campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps.clock.now()) } } },
-  );
+  const moved = await transition(deps, lead, 'REPLIED', {
+    set: { repliedAt: iso(receivedAt) },
+    campaign: { add: { [counter.replies]: 1 }, set: { lastActivityAt: iso(deps.clock.now()) } },
+  });
   if (moved) deps.metrics.count('Replies');
   await cancelOpenJobs(deps, lead.id, 'the lead replied');
   return moved;
@@ -175,7 +199,11 @@ export interface Bounce {
  * Unconfirmed (anyone can write a report naming an address): only this lead
  * stops, nothing is suppressed or counted.
  */
-export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, b: Bounce): Promise<boolean> {
+export async function bounced(
+  deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>,
+  lead: Lead,
+  b: Bounce,
+): Promise<boolean> {
   const now = deps.clock.now();
   const change = { set: { bounce: { ...b.note, via: b.source } }, campaign: { set: { lastActivityAt: iso(now) } } };
   // The email.bounced event goes with the move to BOUNCED, so a bounce read twice (or at SMTP time and in a report) gives one.
@@ -185,13 +213,20 @@ export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wal
     await cancelOpenJobs(deps, lead.id, 'the address bounced');
     if (moved) {
       deps.metrics.count('UnconfirmedReports');
-      deps.log.warn('a bounce report returned no email the engine sent to this address: only this lead stopped, nothing suppressed or counted', { leadId: lead.id, mailboxId: b.sentFrom });
+      deps.log.warn(
+        'a bounce report returned no email the engine sent to this address: only this lead stopped, nothing suppressed or counted',
+        { leadId: lead.id, mailboxId: b.sentFrom },
+      );
     }
     return moved;
   }
   const pair = pairFromItem(await deps.store.get(pairKey(lead.campaignId, b.sentFrom)));
   const listed = await suppression.suppressOp(deps, lead.email, 'bounce');
-  const moved = await transition(deps, lead, 'BOUNCED', change, [listed, ...breaker.bounceCountOps(lead.campaignId, b.sentFrom, pair, now, b.source === 'smtp'), ...event]);
+  const moved = await transition(deps, lead, 'BOUNCED', change, [
+    listed,
+    ...breaker.bounceCountOps(lead.campaignId, b.sentFrom, pair, now, b.source === 'smtp'),
+    ...event,
+  ]);
   // Bounced before (a report read again) or stopped another way: the address is listed all the same.
   if (!moved) await deps.store.put(listed.put);
   await cancelOpenJobs(deps, lead.id, 'the address bounced');
@@ -208,15 +243,25 @@ export async function bounced(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wal
  * every campaign; unconfirmed, only this lead's sequence ends (SUPPRESSED)
  * and the list is left alone.
  */
-export async function complained(deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>, lead: Lead, confirmed: boolean): Promise<boolean> {
+export async function complained(
+  deps: Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>,
+  lead: Lead,
+  confirmed: boolean,
+): Promise<boolean> {
   // The email.complained event goes with this lead's row stopping: a complaint about a row already stopped is no new fact.
-  const event = await eventOps(deps, 'email.complained', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#COMPLAINED`);
+  const event = await eventOps(
+    deps,
+    'email.complained',
+    { leadId: lead.id, campaignId: lead.campaignId, email: lead.email },
+    `${leadKey(lead.id).pk}#COMPLAINED`,
+  );
   let fresh: boolean;
   if (confirmed) {
     await suppression.suppress(deps, lead.email, 'complaint');
     const own = await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN }, event);
     fresh = (await stopEverywhere(deps, lead.email)) || own;
-  } else if ((fresh = await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: UNPIN }, event))) deps.metrics.count('UnconfirmedReports');
+  } else if ((fresh = await transition(deps, lead, 'SUPPRESSED', { set: { endedBy: 'COMPLAINT' }, remove: UNPIN }, event)))
+    deps.metrics.count('UnconfirmedReports');
   await cancelOpenJobs(deps, lead.id, 'the recipient complained');
   return fresh;
 }
@@ -233,7 +278,18 @@ export async function unsubscribed(
     await suppression.suppress(deps, who.email, 'unsubscribe');
     const lead = who.lead;
     const own = lead
-      ? await transition(deps, lead, 'SUPPRESSED', { remove: UNPIN, campaign: { add: variantAdd(lead, 'unsubscribed') } }, await eventOps(deps, 'lead.unsubscribed', { leadId: lead.id, campaignId: lead.campaignId, email: lead.email }, `${leadKey(lead.id).pk}#UNSUBSCRIBED`))
+      ? await transition(
+          deps,
+          lead,
+          'SUPPRESSED',
+          { remove: UNPIN, campaign: { add: variantAdd(lead, 'unsubscribed') } },
+          await eventOps(
+            deps,
+            'lead.unsubscribed',
+            { leadId: lead.id, campaignId: lead.campaignId, email: lead.email },
+            `${leadKey(lead.id).pk}#UNSUBSCRIBED`,
+          ),
+        )
       : false;
     return (await stopEverywhere(deps, who.email)) || own;
   }
@@ -247,7 +303,12 @@ export async function unsubscribed(
  * row of it ends SUPPRESSED; `except` keeps one row's own status (a bounce).
  * True when a row stopped here.
  */
-export async function suppressAddress(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, email: string, reason: SuppressionReason, except?: string): Promise<boolean> {
+export async function suppressAddress(
+  deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>,
+  email: string,
+  reason: SuppressionReason,
+  except?: string,
+): Promise<boolean> {
   await suppression.suppress(deps, email, reason);
   return stopEverywhere(deps, email, except);
 }

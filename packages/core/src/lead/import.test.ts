@@ -8,7 +8,8 @@ import { importCsv, runImport } from './import/index.ts';
 import { importBatchKey, importKey, leadKey, legacyUniqueKey } from './keys.ts';
 import { leadIdMaker } from './identity.ts';
 
-const csv = (n: number) => Buffer.from('email,first name,company\n' + Array.from({ length: n }, (_, i) => `p${i}@late.example,P${i},Co`).join('\n'));
+const csv = (n: number) =>
+  Buffer.from('email,first name,company\n' + Array.from({ length: n }, (_, i) => `p${i}@late.example,P${i},Co`).join('\n'));
 
 describe('an import into an empty campaign (no existence lookups)', () => {
   it('counts a lead a single create stored while it held the campaign once, and field counts follow the row', async () => {
@@ -44,7 +45,15 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     // A worker died after writing some rows of a batch and before counting it: the rows are there, the batch item is not.
     const idOf = await leadIdMaker(deps);
     for (const i of [0, 1, 2]) {
-      await deps.store.put({ ...leadKey(idOf(c.id, `p${i}@late.example`)), id: idOf(c.id, `p${i}@late.example`), campaignId: c.id, email: `p${i}@late.example`, status: 'NEW', importId: started.importId, customFields: {} });
+      await deps.store.put({
+        ...leadKey(idOf(c.id, `p${i}@late.example`)),
+        id: idOf(c.id, `p${i}@late.example`),
+        campaignId: c.id,
+        email: `p${i}@late.example`,
+        status: 'NEW',
+        importId: started.importId,
+        customFields: {},
+      });
     }
     // One of them has since been answered.
     await deps.store.update(leadKey(idOf(c.id, 'p1@late.example')), { set: { status: 'REPLIED' } });
@@ -75,8 +84,15 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 1000 })).toMatchObject({ status: 'RUNNING', imported: 0 });
     // Waiting is not a stop: it is handed back cleanly and does not count toward the eight that end an import.
     expect(await deps.store.get(importKey(b.importId))).toMatchObject({ attempts: 0, handedOver: true, leaseUntil: 0 });
-    expect(await runImport(deps, a.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 150 });
-    expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({ status: 'COMPLETED', imported: 0, duplicates: 150 });
+    expect(await runImport(deps, a.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({
+      status: 'COMPLETED',
+      imported: 150,
+    });
+    expect(await runImport(deps, b.importId, { until: deps.wallClock.now() + 60_000 })).toMatchObject({
+      status: 'COMPLETED',
+      imported: 0,
+      duplicates: 150,
+    });
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(150);
   });
 
@@ -87,11 +103,23 @@ describe('an import into an empty campaign (no existence lookups)', () => {
     const started = await importCsv(deps, { campaignId: c.id, file: csv(200) });
     // Two batches were stored and counted before its workers kept dying.
     for (const k of [0, 1]) {
-      await deps.store.put({ ...importBatchKey(started.importId, k), rows: 100, imported: 100, duplicates: 0, suppressed: 0, fields: { firstName: 100, company: 100 } });
+      await deps.store.put({
+        ...importBatchKey(started.importId, k),
+        rows: 100,
+        imported: 100,
+        duplicates: 0,
+        suppressed: 0,
+        fields: { firstName: 100, company: 100 },
+      });
     }
     await deps.store.update(importKey(started.importId), { set: { attempts: 8, leaseUntil: 0 } });
     const failed = await runImport(deps, started.importId, { until: deps.wallClock.now() + 60_000 });
-    expect(failed).toMatchObject({ status: 'FAILED', imported: 200, rowsRead: 200, error: expect.stringMatching(/stopped 8 times.*stay and are counted/) });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      imported: 200,
+      rowsRead: 200,
+      error: expect.stringMatching(/stopped 8 times.*stay and are counted/),
+    });
     expect((await deps.store.get(campaignKey(c.id)))?.leadsCount).toBe(200);
     expect(Number((await deps.store.get(fieldCountKey(c.id, 'company')))?.count)).toBe(200);
   });
@@ -121,7 +149,14 @@ describe('leads stored before lead ids were derived from the address', () => {
     const deps = unitDeps();
     const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x' });
     // As an earlier version stored it: a random id and a separate uniqueness item naming the address.
-    const old = { ...leadKey('01OLDRANDOMID0000000000000'), id: '01OLDRANDOMID0000000000000', campaignId: c.id, email: 'p5@late.example', status: 'NEW', customFields: {} };
+    const old = {
+      ...leadKey('01OLDRANDOMID0000000000000'),
+      id: '01OLDRANDOMID0000000000000',
+      campaignId: c.id,
+      email: 'p5@late.example',
+      status: 'NEW',
+      customFields: {},
+    };
     await deps.store.put({ ...old, gsi1pk: `CAMPAIGN#${c.id}#LEADS`, gsi1sk: old.id, gsi2pk: 'LEADEMAIL#p5@late.example', gsi2sk: old.id });
     await deps.store.put({ ...legacyUniqueKey(c.id, 'p5@late.example'), leadId: old.id });
     await deps.store.update(campaignKey(c.id), { add: { leadsCount: 1 } });

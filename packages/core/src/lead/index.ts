@@ -9,7 +9,18 @@ import { campaignKey, counter, fieldCountKey } from '../campaign/keys.ts';
 import * as campaignRows from '../campaign/entity.ts';
 import { planningIndex } from '../sending/keys.ts';
 import { validateLead, type LeadInput } from './lead.schema.ts';
-import { allLeads, allLeadsCounterKey, deletedLeadKey, importLateKey, importLockKey, leadKey, leadsOfCampaign, legacyUniqueKey, withoutAddressIndex, withoutPinIndex } from './keys.ts';
+import {
+  allLeads,
+  allLeadsCounterKey,
+  deletedLeadKey,
+  importLateKey,
+  importLockKey,
+  leadKey,
+  leadsOfCampaign,
+  legacyUniqueKey,
+  withoutAddressIndex,
+  withoutPinIndex,
+} from './keys.ts';
 import { suppressionKey } from '../suppression/keys.ts';
 import { leadIdMaker } from './identity.ts';
 import { fromItem, importLockFromItem, keyedFromItem, leadCounterFromItem, toItem, type Lead, type LeadBounce } from './entity.ts';
@@ -80,7 +91,8 @@ export function newLead(input: LeadInput, id: string, now: string, extra: Partia
 }
 
 /** The whole row of a new lead, its list order taken now. */
-export const leadItem = (input: LeadInput, id: string, now: string, extra: Partial<Lead> = {}) => toItem(newLead(input, id, now, extra), newId());
+export const leadItem = (input: LeadInput, id: string, now: string, extra: Partial<Lead> = {}) =>
+  toItem(newLead(input, id, now, extra), newId());
 
 /**
  * The counters a set of stored leads moves: the campaign's counts, the
@@ -99,7 +111,12 @@ export async function countLeads(deps: Pick<Deps, 'store'>, campaignId: string, 
 }
 
 /** The counter updates for `leads` more leads (negative: fewer), as transaction operations. */
-export function counterChanges(campaignId: string, leads: number, byStatus: Record<string, number>, fields: Record<string, number>): Extract<TransactOp, { update: unknown }>[] {
+export function counterChanges(
+  campaignId: string,
+  leads: number,
+  byStatus: Record<string, number>,
+  fields: Record<string, number>,
+): Extract<TransactOp, { update: unknown }>[] {
   if (!leads) return [];
   return [
     { update: campaignKey(campaignId), change: { add: { [counter.leads]: leads, ...byStatus } } },
@@ -137,7 +154,12 @@ export async function store(deps: D, lead: LeadInput): Promise<{ outcome: Ingest
   // Counted first, then a look for an import holding the campaign: an import either sees this lead in the
   // campaign's count (and checks for existing rows) or finds this note when it completes.
   const lock = await deps.store.get(importLockKey(lead.campaignId));
-  if (lock) await deps.store.put({ ...importLateKey(importLockFromItem(lock).importId, id), fields: presentFields(created), expiresAt: Math.floor(deps.wallClock.now() / 1000) + 7 * 86_400 });
+  if (lock)
+    await deps.store.put({
+      ...importLateKey(importLockFromItem(lock).importId, id),
+      fields: presentFields(created),
+      expiresAt: Math.floor(deps.wallClock.now() / 1000) + 7 * 86_400,
+    });
   return { outcome: 'created', created };
 }
 
@@ -189,7 +211,12 @@ export async function acceptWebhook(deps: D & Pick<Deps, 'clock'>, input: unknow
 /** GET /v1/leads's query. */
 export const ListQuery = z.strictObject({
   campaignId: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).optional(),
-  limit: z.coerce.number({ error: 'must be a number' }).int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int()
+    .min(1, { error: 'must be from 1 to 1000' })
+    .max(1000, { error: 'must be from 1 to 1000' })
+    .default(100),
   cursor: z.string().optional(),
 });
 
@@ -209,7 +236,10 @@ export async function list(deps: Pick<Deps, 'store'>, query: unknown): Promise<L
 }
 
 /** The schedule of each campaign the leads belong to, in one batch read. */
-export async function schedulesOf(deps: Pick<Deps, 'store'>, leads: Pick<Lead, 'campaignId'>[]): Promise<Map<string, campaignRows.StoredSchedule | null | undefined>> {
+export async function schedulesOf(
+  deps: Pick<Deps, 'store'>,
+  leads: Pick<Lead, 'campaignId'>[],
+): Promise<Map<string, campaignRows.StoredSchedule | null | undefined>> {
   const ids = [...new Set(leads.map((l) => l.campaignId))];
   const campaigns = ids.length ? (await deps.store.batchGet(ids.map(campaignKey))).map(campaignRows.fromItem) : [];
   return new Map(campaigns.map((c) => [c.id, c.schedule]));
@@ -305,7 +335,13 @@ async function blankInbound(deps: Pick<Deps, 'store' | 'keys'>, item: Item, lead
   // The referral's pointer, the AI's waiting words and the conversation's copy first: the record still names them if this stops halfway.
   await forgetReplyParts(deps, item);
   await forgetReplyText(deps, item);
-  await deps.store.update({ pk: item.pk, sk: item.sk }, { set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', referral: null, erased: true }, remove: ['returnDate', 'fromHash', ...withoutSenderIndex()] });
+  await deps.store.update(
+    { pk: item.pk, sk: item.sk },
+    {
+      set: { fromEmail: `erased-${leadId}@erased.invalid`, subject: '', snippet: '', referral: null, erased: true },
+      remove: ['returnDate', 'fromHash', ...withoutSenderIndex()],
+    },
+  );
 }
 
 /** Hard delete of one row; the campaign's counters follow. The address's hash stays, so a link already sent can still unsubscribe it. */
@@ -320,7 +356,11 @@ export async function remove(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, i
   await countLeads(deps, lead.campaignId, [lead], -1);
   if (!lead.erased) await deps.store.delete(legacyUniqueKey(lead.campaignId, lead.email));
   if (!lead.erased) {
-    await deps.store.put({ ...deletedLeadKey(id), addressHash: await suppression.addressHash(deps, lead.email), deletedAt: new Date(deps.wallClock.now()).toISOString() });
+    await deps.store.put({
+      ...deletedLeadKey(id),
+      addressHash: await suppression.addressHash(deps, lead.email),
+      deletedAt: new Date(deps.wallClock.now()).toISOString(),
+    });
   }
   await removeAttached(deps, id);
 }

@@ -39,14 +39,20 @@ export const withoutAddressIndex = () => ['gsi2pk', 'gsi2sk'];
  * stored then is not added a second time under its derived id, and deleted
  * with its lead. Never written any more.
  */
-export const legacyUniqueKey = (campaignId: string, email: string): Key => ({ pk: `LEADUNIQUE#${campaignId}#${email.trim().toLowerCase()}`, sk: 'UNIQUE' });
+export const legacyUniqueKey = (campaignId: string, email: string): Key => ({
+  pk: `LEADUNIQUE#${campaignId}#${email.trim().toLowerCase()}`,
+  sk: 'UNIQUE',
+});
 
 /**
  * An import's progress item, and one item per batch of rows it has stored
  * (what the batch counted, so a batch done twice is counted once).
  */
 export const importKey = (importId: string): Key => ({ pk: `IMPORT#${importId}`, sk: 'IMPORT' });
-export const importBatchKey = (importId: string, batch: number): Key => ({ pk: `IMPORT#${importId}`, sk: `BATCH#${String(batch).padStart(6, '0')}` });
+export const importBatchKey = (importId: string, batch: number): Key => ({
+  pk: `IMPORT#${importId}`,
+  sk: `BATCH#${String(batch).padStart(6, '0')}`,
+});
 /** Held by the import storing rows into a campaign: two imports into one campaign take turns, so neither counts the other's rows. */
 export const importLockKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'IMPORTLOCK' });
 /**

@@ -7,16 +7,14 @@ const Name = z
   .transform((s) => (s === null || s.trim() === '' ? undefined : s.trim()))
   .optional();
 
-const CustomValue = z.union([
-  z.string().max(2000, { error: 'must be at most 2000 characters' }),
-  z.number(),
-  z.boolean(),
-  z.null(),
-]);
+const CustomValue = z.union([z.string().max(2000, { error: 'must be at most 2000 characters' }), z.number(), z.boolean(), z.null()]);
 
 export const LeadInput = z.strictObject({
   // Ids are short: a long one would only ever be refused by the table, as a fault instead of a sentence.
-  campaignId: z.string({ error: 'must be a string' }).min(1, { error: 'is required' }).max(200, { error: 'must be at most 200 characters' }),
+  campaignId: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'is required' })
+    .max(200, { error: 'must be at most 200 characters' }),
   // A leading = + - @ would be changed by the CSV-injection guardrail; an address is refused rather than altered.
   email: Email.refine((e) => !/^[=+\-@]/.test(e), { error: 'must not start with =, +, - or @' }),
   firstName: Name,

@@ -88,7 +88,11 @@ export async function transition(
   deps: Pick<Deps, 'store' | 'wallClock'>,
   lead: Lead,
   to: LeadStatus,
-  extra: { set?: Record<string, unknown>; remove?: string[]; campaign?: { add?: Record<string, number>; set?: Record<string, unknown> } } = {},
+  extra: {
+    set?: Record<string, unknown>;
+    remove?: string[];
+    campaign?: { add?: Record<string, number>; set?: Record<string, unknown> };
+  } = {},
   also: TransactOp[] = [],
 ): Promise<boolean> {
   const { ops, moves } = statusOps(lead, to, extra, deps.wallClock.now());

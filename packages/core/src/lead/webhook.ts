@@ -45,7 +45,11 @@ export async function rotateSecret(deps: Pick<Deps, 'store' | 'keys' | 'wallCloc
 /** The webhook of the campaign is open again (no secret asked). */
 export async function removeSecret(deps: Pick<Deps, 'store'>, campaignId: string): Promise<void> {
   await mustExist(deps, campaignId);
-  await deps.store.update(campaignKey(campaignId), { set: { webhookSecured: false }, remove: ['sealedWebhookSecret', 'webhookSecretSetAt'], if: { itemExists: true } });
+  await deps.store.update(campaignKey(campaignId), {
+    set: { webhookSecured: false },
+    remove: ['sealedWebhookSecret', 'webhookSecretSetAt'],
+    if: { itemExists: true },
+  });
 }
 
 export interface WebhookRequest {
@@ -75,7 +79,7 @@ function signatureParts(header: string): { t: number; v1: string[] } | undefined
 const HOW = `send the secret in the ${TOKEN_HEADER} header, or sign the request (${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">, or Standard Webhooks' webhook-id, webhook-timestamp and webhook-signature)`;
 
 const fresh = (deps: Pick<Deps, 'wallClock'>, seconds: number) => Math.abs(deps.wallClock.now() - seconds * 1000) <= SIGNATURE_TOLERANCE_MS;
-const STALE = 'The signature\'s timestamp is more than 5 minutes away from now: sign each request when it is sent.';
+const STALE = "The signature's timestamp is more than 5 minutes away from now: sign each request when it is sent.";
 
 /**
  * A Standard Webhooks signature: HMAC-SHA256 of `{id}.{timestamp}.{body}` keyed with the base64-decoded
@@ -84,19 +88,25 @@ const STALE = 'The signature\'s timestamp is more than 5 minutes away from now: 
 function verifyStandard(deps: Pick<Deps, 'wallClock'>, secret: string, req: WebhookRequest, header: string): void {
   const id = req.headers[STANDARD_HEADERS.id];
   const timestamp = req.headers[STANDARD_HEADERS.timestamp];
-  if (!id || !timestamp || !/^\d{1,12}$/.test(timestamp)) throw new UnauthorizedError(`A Standard Webhooks signature needs the webhook-id and webhook-timestamp headers too: ${HOW}.`);
+  if (!id || !timestamp || !/^\d{1,12}$/.test(timestamp))
+    throw new UnauthorizedError(`A Standard Webhooks signature needs the webhook-id and webhook-timestamp headers too: ${HOW}.`);
   if (!fresh(deps, Number(timestamp))) throw new UnauthorizedError(STALE);
   // Node's base64 reads the standard and the URL-safe alphabets alike.
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${req.rawBody}`).digest('base64');
-  const given = header.split(' ').filter((p) => p.startsWith('v1,')).map((p) => p.slice(3));
+  const given = header
+    .split(' ')
+    .filter((p) => p.startsWith('v1,'))
+    .map((p) => p.slice(3));
   if (!given.some((v) => same(v, expected))) throw new UnauthorizedError(`The signature does not match: ${HOW}.`);
 }
 
 /** Throws 401 unless the request proves it knows the campaign's secret; campaigns without one take any request. */
 export async function verifyWebhook(deps: Pick<Deps, 'keys' | 'wallClock'>, campaign: Campaign, req: WebhookRequest): Promise<void> {
   if (Buffer.byteLength(req.rawBody) > MAX_WEBHOOK_BODY_BYTES) {
-    throw new ValidationError(`The body is larger than ${MAX_WEBHOOK_BODY_BYTES / 1024} KB: a lead is at most 50 custom fields of 2,000 characters.`);
+    throw new ValidationError(
+      `The body is larger than ${MAX_WEBHOOK_BODY_BYTES / 1024} KB: a lead is at most 50 custom fields of 2,000 characters.`,
+    );
   }
   if (typeof campaign.sealedWebhookSecret !== 'string') return;
   const secret = await openSecretCached(deps.keys, campaign.sealedWebhookSecret, context(campaign.id));

@@ -24,7 +24,11 @@ async function secretOf(deps: D, mailbox: Mailbox): Promise<{ pass: string } | {
   if (mailbox.auth === 'password' && mailbox.sealedPassword) {
     return { pass: await openSecretCached(deps.keys, mailbox.sealedPassword, passwordContext(mailbox.id), deps.wallClock.now()) };
   }
-  throw new MailboxAccessError(mailbox.auth === 'oauth-pending' ? 'The mailbox is not connected yet: finish its OAuth connection.' : 'The mailbox has no password to sign in with.');
+  throw new MailboxAccessError(
+    mailbox.auth === 'oauth-pending'
+      ? 'The mailbox is not connected yet: finish its OAuth connection.'
+      : 'The mailbox has no password to sign in with.',
+  );
 }
 
 /**

@@ -9,7 +9,16 @@ import * as mailbox from './entity.ts';
 import { mailboxKey } from './keys.ts';
 
 describe('a stored mailbox', () => {
-  const row = { ...mailboxKey('m1'), gsi1pk: 'MAILBOXES', gsi1sk: 'm1', id: 'm1', email: 'rep@sender.com', domainId: 'd1', status: 'ACTIVE', nextSlotAt: 5 };
+  const row = {
+    ...mailboxKey('m1'),
+    gsi1pk: 'MAILBOXES',
+    gsi1sk: 'm1',
+    id: 'm1',
+    email: 'rep@sender.com',
+    domainId: 'd1',
+    status: 'ACTIVE',
+    nextSlotAt: 5,
+  };
 
   it('reads without the fields older rows lack, and the rules apply the defaults they always did', () => {
     const m = mailbox.fromItem(row);

@@ -18,7 +18,12 @@ export async function setMailboxError(
   cond?: Condition,
 ): Promise<void> {
   const set = { status: 'ERROR', lastError: sentence };
-  const event = await eventOps(deps, 'mailbox.error', { mailboxId: mailbox.id, email: mailbox.email, error: sentence }, `${mailboxKey(mailbox.id).pk}#ERROR#${deps.clock.now()}`);
+  const event = await eventOps(
+    deps,
+    'mailbox.error',
+    { mailboxId: mailbox.id, email: mailbox.email, error: sentence },
+    `${mailboxKey(mailbox.id).pk}#ERROR#${deps.clock.now()}`,
+  );
   if (event.length) {
     const becomes: Condition = { and: [{ itemExists: true }, { attr: 'status', op: '<>', value: 'ERROR' }, ...(cond ? [cond] : [])] };
     try {

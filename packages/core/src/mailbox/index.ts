@@ -123,7 +123,8 @@ export const update = verb(UpdateMailbox.extend({ id: z.string() }), async (deps
   try {
     return toMailbox(fromItem(await deps.store.update(mailboxKey(id), { set, if: { itemExists: true } })));
   } catch (err) {
-    if (err instanceof TransactionFailedError || (err as Error).name === 'ConditionFailedError') throw new NotFoundError(`There is no mailbox ${id}.`);
+    if (err instanceof TransactionFailedError || (err as Error).name === 'ConditionFailedError')
+      throw new NotFoundError(`There is no mailbox ${id}.`);
     throw err;
   }
 });

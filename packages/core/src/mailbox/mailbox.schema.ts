@@ -17,7 +17,11 @@ export const Host = z
   .min(1, { error: 'cannot be blank' })
   .max(253)
   .regex(/^[a-z0-9.-]+$|^\[?[0-9a-f:]+\]?$/, { error: 'must be a host name or an IP address' });
-export const Port = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(1).max(65535, { error: 'must be a port from 1 to 65535' });
+export const Port = z
+  .number({ error: 'must be a whole number' })
+  .int({ error: 'must be a whole number' })
+  .min(1)
+  .max(65535, { error: 'must be a port from 1 to 65535' });
 export const DailyCap = z
   .number({ error: 'must be a whole number' })
   .int({ error: 'must be a whole number' })

@@ -50,7 +50,13 @@ export async function checkSignIn(deps: Pick<Deps, 'signIn' | 'log'>, input: Cre
     return r.ok ? [] : [{ ...l, result: r }];
   });
   for (const f of failures) {
-    deps.log.warn('mailbox sign-in check failed', { server: f.kind, host: f.login.host, port: f.login.port, reason: f.result.reason, detail: f.result.detail });
+    deps.log.warn('mailbox sign-in check failed', {
+      server: f.kind,
+      host: f.login.host,
+      port: f.login.port,
+      reason: f.result.reason,
+      detail: f.result.detail,
+    });
   }
   const reported = failures.find((f) => f.kind === 'smtp') ?? failures[0];
   if (reported) throw new ValidationError(signInSentence(reported.kind, reported.login, reported.result));

@@ -13,7 +13,13 @@ import type { OAuthApp, OAuthProviderName } from '../ports/oauth.ts';
 import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { authorize, callback, MICROSOFT_CONSUMER_TENANT } from './index.ts';
 
-const app = (name: string): OAuthApp => ({ clientId: `${name}-client`, clientSecret: 'secret', authUrl: `https://${name}.test/auth`, tokenUrl: `https://${name}.test/token`, userinfoUrl: `https://${name}.test/me` });
+const app = (name: string): OAuthApp => ({
+  clientId: `${name}-client`,
+  clientSecret: 'secret',
+  authUrl: `https://${name}.test/auth`,
+  tokenUrl: `https://${name}.test/token`,
+  userinfoUrl: `https://${name}.test/me`,
+});
 
 /** A provider that grants every code and answers `profile` (or fails it, so the engine reads `idClaims` from the ID token). */
 function setup(profile: Record<string, unknown> | 'unreachable', idClaims: Record<string, unknown> = {}): UnitDeps {
@@ -84,9 +90,13 @@ describe('the callback believes only an address the provider vouches for', () =>
     const box = await mailbox(work, 'mo@victim.com', 'MICROSOFT');
     await expect(connect(work, 'microsoft', box.id)).rejects.toThrow(/did not say which account signed in/);
     const owned = setup('unreachable', { tid: 'a-work-tenant', email: 'mo@acme.com', xms_edov: true });
-    await expect(connect(owned, 'microsoft', (await mailbox(owned, 'mo@acme.com', 'MICROSOFT')).id)).resolves.toEqual({ email: 'mo@acme.com' });
+    await expect(connect(owned, 'microsoft', (await mailbox(owned, 'mo@acme.com', 'MICROSOFT')).id)).resolves.toEqual({
+      email: 'mo@acme.com',
+    });
     const personal = setup('unreachable', { tid: MICROSOFT_CONSUMER_TENANT, email: 'mo@outlook.com' });
-    await expect(connect(personal, 'microsoft', (await mailbox(personal, 'mo@outlook.com', 'MICROSOFT')).id)).resolves.toEqual({ email: 'mo@outlook.com' });
+    await expect(connect(personal, 'microsoft', (await mailbox(personal, 'mo@outlook.com', 'MICROSOFT')).id)).resolves.toEqual({
+      email: 'mo@outlook.com',
+    });
   });
 });
 

@@ -29,7 +29,9 @@ type D = Pick<Deps, 'store' | 'keys' | 'wallClock' | 'config' | 'oauth' | 'log'>
 
 /** The state is signed with a key of its own, derived from the installation's signing secret: a state is never a bearer token. */
 async function stateKey(deps: Pick<Deps, 'store' | 'keys'>): Promise<Uint8Array> {
-  return createHmac('sha256', await signingKey(deps)).update('oauth-state').digest();
+  return createHmac('sha256', await signingKey(deps))
+    .update('oauth-state')
+    .digest();
 }
 
 function providerName(value: string): OAuthProviderName {
@@ -42,12 +44,15 @@ function appFor(deps: Pick<Deps, 'config'>, provider: OAuthProviderName): OAuthA
   const app = deps.config.oauth?.[provider];
   const rules = PROVIDERS[provider];
   if (!app) {
-    throw new ValidationError(`${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`);
+    throw new ValidationError(
+      `${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`,
+    );
   }
   return app;
 }
 
-export const redirectUri = (deps: Pick<Deps, 'config'>, provider: OAuthProviderName) => `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/v1/oauth/${provider}/callback`;
+export const redirectUri = (deps: Pick<Deps, 'config'>, provider: OAuthProviderName) =>
+  `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/v1/oauth/${provider}/callback`;
 
 /** The provider's consent URL for a mailbox created without a password (GET /v1/oauth/{provider}/authorize answers 302 to it). */
 export async function authorize(deps: D, providerParam: string, query: unknown): Promise<string> {
@@ -57,15 +62,22 @@ export async function authorize(deps: D, providerParam: string, query: unknown):
   if (!row) throw new NotFoundError(`There is no mailbox ${mailboxId}.`);
   const mailbox = mailboxes.fromItem(row);
   const rules = PROVIDERS[provider];
-  if (mailbox.auth === 'password') throw new ValidationError('mailboxId: this mailbox was created with a password; OAuth is for mailboxes created without authPassword.');
+  if (mailbox.auth === 'password')
+    throw new ValidationError('mailboxId: this mailbox was created with a password; OAuth is for mailboxes created without authPassword.');
   if (mailbox.provider !== rules.mailboxProvider) {
-    throw new ValidationError(`mailboxId: this is a ${mailbox.provider} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`);
+    throw new ValidationError(
+      `mailboxId: this is a ${mailbox.provider} mailbox; ${rules.label} connects ${rules.mailboxProvider} mailboxes only.`,
+    );
   }
   // The route is public: anyone with a mailbox's id may start a flow, so a mailbox that works is not offered for a new
   // connection. One never connected, or in ERROR (a revoked grant), may be connected again.
-  if (connectedAndWorking(mailbox)) throw new ConflictError('This mailbox is connected and sending: it needs no new connection. If its access was revoked it shows ERROR, and can be connected again then.');
+  if (connectedAndWorking(mailbox))
+    throw new ConflictError(
+      'This mailbox is connected and sending: it needs no new connection. If its access was revoked it shows ERROR, and can be connected again then.',
+    );
   const app = appFor(deps, provider);
-  if (!deps.config.publicBaseUrl) throw new ValidationError('This installation has no PUBLIC_BASE_URL, so the provider has no address to send you back to.');
+  if (!deps.config.publicBaseUrl)
+    throw new ValidationError('This installation has no PUBLIC_BASE_URL, so the provider has no address to send you back to.');
 
   const nonce = randomBytes(16).toString('base64url');
   const verifier = randomBytes(32).toString('base64url');
@@ -110,12 +122,21 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   const provider = providerName(providerParam);
   const q = CallbackQuery.safeParse(query);
   if (!q.success) throw refused('The link back from the sign-in is not complete. Start the connection again.');
-  if (q.data.error) throw refused(q.data.error === 'access_denied' ? 'The sign-in was cancelled, so the mailbox was not connected.' : 'The provider did not complete the sign-in. Start the connection again.');
+  if (q.data.error)
+    throw refused(
+      q.data.error === 'access_denied'
+        ? 'The sign-in was cancelled, so the mailbox was not connected.'
+        : 'The provider did not complete the sign-in. Start the connection again.',
+    );
   if (!q.data.code || !q.data.state) throw refused('The link back from the sign-in is not complete. Start the connection again.');
 
   let claims: { mid: string; prv: OAuthProviderName; nonce: string };
   try {
-    const { payload } = await jwtVerify(q.data.state, await stateKey(deps), { algorithms: ['HS256'], audience: AUDIENCE, currentDate: new Date(deps.wallClock.now()) });
+    const { payload } = await jwtVerify(q.data.state, await stateKey(deps), {
+      algorithms: ['HS256'],
+      audience: AUDIENCE,
+      currentDate: new Date(deps.wallClock.now()),
+    });
     claims = StateClaims.parse(payload);
   } catch {
     throw refused('This sign-in link is not valid or has expired (it lasts 10 minutes). Start the connection again.');
@@ -134,7 +155,11 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
   const rules = PROVIDERS[provider];
   let tokens: TokenSet;
   try {
-    tokens = await deps.oauth.exchangeCode(app, { code: q.data.code, redirectUri: redirectUri(deps, provider), codeVerifier: stored.verifier });
+    tokens = await deps.oauth.exchangeCode(app, {
+      code: q.data.code,
+      redirectUri: redirectUri(deps, provider),
+      codeVerifier: stored.verifier,
+    });
   } catch (err) {
     deps.log.warn('oauth code exchange failed', { provider, mailboxId: claims.mid, err });
     throw refused(
@@ -143,12 +168,14 @@ export async function callback(deps: D, providerParam: string, query: unknown): 
         : `${rules.label} could not be reached to finish the sign-in. Try again in a moment.`,
     );
   }
-  if (!tokens.refreshToken) throw refused(`${rules.label} did not grant lasting access to the mailbox. Start the connection again and accept every permission.`);
+  if (!tokens.refreshToken)
+    throw refused(`${rules.label} did not grant lasting access to the mailbox. Start the connection again and accept every permission.`);
 
   const profile = await readProfile(deps, app, tokens, provider);
   const signedInAs = verifiedEmail(provider, profile);
   // Fails closed: without an address to compare, anyone's consent would connect the mailbox.
-  if (!signedInAs) throw refused(`${rules.label} did not say which account signed in, so the mailbox was not connected. Start the connection again.`);
+  if (!signedInAs)
+    throw refused(`${rules.label} did not say which account signed in, so the mailbox was not connected. Start the connection again.`);
   if (signedInAs !== mailbox.email.toLowerCase()) {
     throw refused(`You signed in as ${signedInAs}, but this mailbox is ${mailbox.email}. Sign in with the mailbox's own account.`);
   }
@@ -217,7 +244,13 @@ const profileName = ({ claims: p }: Profile, field: string) => {
 };
 
 /** The mailbox becomes sendable: the refresh token sealed, the provider's own servers set (whatever the row held). */
-async function connect(deps: D, mailbox: mailboxes.Mailbox, provider: OAuthProviderName, refreshToken: string, senderName: string | undefined) {
+async function connect(
+  deps: D,
+  mailbox: mailboxes.Mailbox,
+  provider: OAuthProviderName,
+  refreshToken: string,
+  senderName: string | undefined,
+) {
   const id = mailbox.id;
   const servers = oauthServers(deps.config, provider);
   const now = new Date(deps.wallClock.now()).toISOString();

@@ -14,13 +14,19 @@ const APP = { clientId: 'id', clientSecret: 'secret', authUrl: 'https://a', toke
 function provider(now: () => number) {
   const state = { refreshes: 0, revoked: false, rotate: false, seen: [] as string[] };
   const client: OAuthClient = {
-    exchangeCode: async () => { throw new Error('not used'); },
+    exchangeCode: async () => {
+      throw new Error('not used');
+    },
     profile: async () => ({}),
     async refresh(_app, refreshToken) {
       state.refreshes++;
       state.seen.push(refreshToken);
       if (state.revoked) throw new OAuthRefusedError('invalid_grant');
-      return { accessToken: `at-${state.refreshes}`, expiresAt: now() + 3600_000, ...(state.rotate ? { refreshToken: `rt-${state.refreshes}` } : {}) };
+      return {
+        accessToken: `at-${state.refreshes}`,
+        expiresAt: now() + 3600_000,
+        ...(state.rotate ? { refreshToken: `rt-${state.refreshes}` } : {}),
+      };
     },
   };
   return { client, state };
@@ -35,7 +41,9 @@ async function connected() {
   const domain = await created(domains.create, deps, { domainName: 'g.com', mailingAddress: '1 Main St' });
   const box = await created(mailboxes.create, deps, { email: 'g@g.com', domainId: domain.id, provider: 'GOOGLE' });
   const id = String(box.id);
-  await deps.store.update(mailboxKey(id), { set: { auth: 'oauth', status: 'ACTIVE', sealedRefreshToken: await sealSecret(deps.keys, 'rt-0', refreshTokenContext(id)) } });
+  await deps.store.update(mailboxKey(id), {
+    set: { auth: 'oauth', status: 'ACTIVE', sealedRefreshToken: await sealSecret(deps.keys, 'rt-0', refreshTokenContext(id)) },
+  });
   return { deps, p, id, mailbox: async () => fromItem((await deps.store.get(mailboxKey(id)))!) };
 }
 

@@ -48,11 +48,15 @@ export class MailboxAccessError extends EngineError {
  * which stops its sends, and throws MailboxAccessError; a provider that cannot
  * be reached throws as it is, to be tried again later.
  */
-export async function accessToken(deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'clock' | 'log'>, mailbox: Mailbox): Promise<string> {
+export async function accessToken(
+  deps: Pick<Deps, 'store' | 'keys' | 'oauth' | 'config' | 'wallClock' | 'clock' | 'log'>,
+  mailbox: Mailbox,
+): Promise<string> {
   const id = mailbox.id;
   const sealed = mailbox.sealedRefreshToken ?? '';
   const provider = providerOf(mailbox.provider);
-  if (!sealed || !provider || mailbox.auth !== 'oauth') throw new MailboxAccessError('The mailbox is not connected: connect it with its provider first.');
+  if (!sealed || !provider || mailbox.auth !== 'oauth')
+    throw new MailboxAccessError('The mailbox is not connected: connect it with its provider first.');
   const cache = cacheOf(deps);
   const hit = cache.get(id);
   if (hit) {
@@ -80,7 +84,10 @@ async function refresh(
   const id = mailbox.id;
   const rules = PROVIDERS[provider];
   const app = deps.config.oauth?.[provider];
-  if (!app) throw new MailboxAccessError(`${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`);
+  if (!app)
+    throw new MailboxAccessError(
+      `${rules.label} sign-in is not set up on this installation: set ${rules.envPrefix}_CLIENT_ID and ${rules.envPrefix}_CLIENT_SECRET.`,
+    );
   const refreshToken = await openSecret(deps.keys, sealed, refreshTokenContext(id));
   try {
     const tokens = await deps.oauth.refresh(app, refreshToken);
@@ -88,9 +95,11 @@ async function refresh(
     if (tokens.refreshToken && tokens.refreshToken !== refreshToken) {
       // The provider rotated it (Microsoft may): the old one stops working soon, so the new one is kept at once.
       current = await sealSecret(deps.keys, tokens.refreshToken, refreshTokenContext(id));
-      await deps.store.update(mailboxKey(id), { set: { sealedRefreshToken: current }, if: { attr: 'sealedRefreshToken', op: '=', value: sealed } }).catch((err) => {
-        deps.log.warn('rotated refresh token not stored: the mailbox changed meanwhile', { mailboxId: id, err });
-      });
+      await deps.store
+        .update(mailboxKey(id), { set: { sealedRefreshToken: current }, if: { attr: 'sealedRefreshToken', op: '=', value: sealed } })
+        .catch((err) => {
+          deps.log.warn('rotated refresh token not stored: the mailbox changed meanwhile', { mailboxId: id, err });
+        });
     }
     return { accessToken: tokens.accessToken, expiresAt: tokens.expiresAt, sealed: current };
   } catch (err) {

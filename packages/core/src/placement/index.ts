@@ -33,14 +33,16 @@ import { canSend, hasCredentials } from '../mailbox/entity.ts';
 /** Seeds sampled per run: the run and its probes are written in one transaction. */
 export const MAX_SEEDS = 50;
 
-
 /** The sample's copy when the caller names none: plain, short and typical of a first cold email. */
 export const DEFAULT_COPY: ProbeCopy = {
   subject: '{Quick question|A quick question}',
   body: 'Hi {{firstName}},\n\nI am reaching out to ask whether a short call next week would be useful to you. If it is, just reply and suggest a time.\n\nBest regards,\n{{senderName}}',
 };
 
-async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typeof StartSample>): Promise<ProbeCopy & { campaignId?: string }> {
+async function copyFor(
+  deps: Pick<Deps, 'store' | 'random'>,
+  input: z.output<typeof StartSample>,
+): Promise<ProbeCopy & { campaignId?: string }> {
   let copy: ProbeCopy & { campaignId?: string } = DEFAULT_COPY;
   if (input.campaignId) {
     const row = await deps.store.get(campaignKey(input.campaignId));
@@ -59,7 +61,10 @@ async function copyFor(deps: Pick<Deps, 'store' | 'random'>, input: z.output<typ
   } else if (input.subject !== undefined && input.body !== undefined) {
     copy = { subject: input.subject, body: input.body };
   }
-  for (const [field, text] of [['subject', copy.subject], ['body', copy.body]] as const) {
+  for (const [field, text] of [
+    ['subject', copy.subject],
+    ['body', copy.body],
+  ] as const) {
     try {
       renderCopy(text, {}, undefined, deps.random);
     } catch (err) {
@@ -84,16 +89,21 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   const input = { ...parse(StartSample, body ?? {}), domainId };
   const name = domain.domainName;
   if (!hasMailingAddress(domain)) {
-    throw new ValidationError(`${name} has no mailing address, and every email carries it in its footer: add one before sampling placement.`);
+    throw new ValidationError(
+      `${name} has no mailing address, and every email carries it in its footer: add one before sampling placement.`,
+    );
   }
   const copy = await copyFor(deps, input);
   if (!copy.unsubscribeUrlTemplate?.trim() && !deps.config.publicBaseUrl.trim()) {
-    throw new ValidationError('There is no unsubscribe link for the sample: set PUBLIC_BASE_URL, or sample a campaign that has an unsubscribeUrlTemplate.');
+    throw new ValidationError(
+      'There is no unsubscribe link for the sample: set PUBLIC_BASE_URL, or sample a campaign that has an unsubscribeUrlTemplate.',
+    );
   }
-  const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId))).map(mailboxFromItem).filter(
-    (m) => canSend(m) && hasCredentials(m) && m.smtpHost,
-  );
-  if (!mailboxes.length) throw new ValidationError(`No mailbox at ${name} can send: connect one, or resume a paused one, before sampling placement.`);
+  const mailboxes = (await queryAll(deps.store, mailboxesOfDomain(input.domainId)))
+    .map(mailboxFromItem)
+    .filter((m) => canSend(m) && hasCredentials(m) && m.smtpHost);
+  if (!mailboxes.length)
+    throw new ValidationError(`No mailbox at ${name} can send: connect one, or resume a paused one, before sampling placement.`);
   const allSeeds = await seeds.all(deps);
   if (!allSeeds.length) throw new ValidationError('There are no seed inboxes to sample: add some with POST /v1/seed-inboxes first.');
   const sampled = allSeeds.slice(0, MAX_SEEDS);
@@ -125,7 +135,10 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
   );
   const ops: TransactOp[] = [
     // One run per domain at a time: the domain holds the open run's id.
-    { update: domainKey(input.domainId), change: { set: { placementRunId: id }, if: { and: [{ itemExists: true }, { attr: 'placementRunId', exists: false }] } } },
+    {
+      update: domainKey(input.domainId),
+      change: { set: { placementRunId: id }, if: { and: [{ itemExists: true }, { attr: 'placementRunId', exists: false }] } },
+    },
     { put: runToItem(run), if: { itemExists: false } },
     ...probes.flatMap((p) => createJobOps(p, now)),
   ];
@@ -133,7 +146,9 @@ export async function start(deps: Deps, domainId: string, body: unknown) {
     await deps.store.transact(foldCounters(ops));
   } catch (err) {
     if (err instanceof TransactionFailedError) {
-      throw new ConflictError(`A placement sample of ${name} is still running: follow it at GET /v1/domains/${input.domainId}/placement-runs.`);
+      throw new ConflictError(
+        `A placement sample of ${name} is still running: follow it at GET /v1/domains/${input.domainId}/placement-runs.`,
+      );
     }
     throw err;
   }
@@ -174,9 +189,7 @@ function toRun(run: Run, probes: ProbeJob[]): PlacementRunView {
 export async function sample(deps: Pick<Deps, 'store'>, domainId: string): Promise<PlacementSampleView> {
   const row = await deps.store.get(domainKey(domainId));
   if (!row) throw new NotFoundError(`There is no domain ${domainId}.`);
-  return (
-    domainFromItem(row).placementSample ?? { domainId, sampledAt: null, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} }
-  );
+  return domainFromItem(row).placementSample ?? { domainId, sampledAt: null, sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} };
 }
 
 /** GET /v1/domains/{id}/placement-runs: the domain's latest runs, newest first, with each seed's progress. */
@@ -187,4 +200,3 @@ export async function runs(deps: Pick<Deps, 'store'>, domainId: string, limit = 
     page.items.map(runFromItem).map(async (run) => toRun(run, (await queryAll(deps.store, probesOfRun(run.id))).map(probeFromItem))),
   );
 }
-

@@ -11,7 +11,12 @@ export const domainRuns = (domainId: string) => `DOMAIN#${domainId}#PLACEMENT`;
 /** gsi3: runs not finished yet, which the placement tick moves on. */
 export const OPEN_RUNS = 'PLACEMENT#OPEN';
 /** An open run's row: listed under its domain (gsi2) and among the open runs the placement tick moves on (gsi3). */
-export const runIndexes = (run: { id: string; domainId: string }) => ({ gsi2pk: domainRuns(run.domainId), gsi2sk: run.id, gsi3pk: OPEN_RUNS, gsi3sk: run.id });
+export const runIndexes = (run: { id: string; domainId: string }) => ({
+  gsi2pk: domainRuns(run.domainId),
+  gsi2sk: run.id,
+  gsi3pk: OPEN_RUNS,
+  gsi3sk: run.id,
+});
 /** A finished run leaves the open runs; it stays listed under its domain. */
 export const withoutOpenRunIndex = () => ['gsi3pk', 'gsi3sk'];
 /** gsi2: the probes (send jobs) of one run. */

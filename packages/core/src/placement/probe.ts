@@ -29,8 +29,16 @@ export async function composeProbe(
   const values = placeholderValues({ email: to }, p.mailbox);
   const subject = renderCopy(p.copy.subject, values, undefined, deps.random).text.trim();
   const body = renderCopy(p.copy.body, values, undefined, deps.random).text;
-  const url = await unsubscribeUrl(deps, { id: seedSubject(p.seedId), email: to }, { unsubscribeUrlTemplate: p.copy.unsubscribeUrlTemplate });
-  return { aiGenerated: false, subject, email: wrapEmail({ mailbox: p.mailbox, domain: p.domain, to, subject, body, unsubscribeUrl: url, aiDisclosure: false }) };
+  const url = await unsubscribeUrl(
+    deps,
+    { id: seedSubject(p.seedId), email: to },
+    { unsubscribeUrlTemplate: p.copy.unsubscribeUrlTemplate },
+  );
+  return {
+    aiGenerated: false,
+    subject,
+    email: wrapEmail({ mailbox: p.mailbox, domain: p.domain, to, subject, body, unsubscribeUrl: url, aiDisclosure: false }),
+  };
 }
 
 /**
@@ -67,7 +75,12 @@ export async function planProbeSend(deps: Deps, queued: Job, read: Reads, ctl: J
       // The 5xx came from the sending mailbox's own server (a quota, a policy), not from the seed's provider,
       // so it says nothing about where the sample would have landed.
       await move(deps, held, 'FAILED', {
-        set: { lastError, failedAt: at().iso, placement: 'SKIPPED', placementReason: `The sending mailbox's server refused the sample (${lastError}).` },
+        set: {
+          lastError,
+          failedAt: at().iso,
+          placement: 'SKIPPED',
+          placementReason: `The sending mailbox's server refused the sample (${lastError}).`,
+        },
       });
     },
     async recordUnknown(held) {
@@ -100,6 +113,11 @@ export const placementProbe: JobKind = {
   // Never sent again either: the read of its seed inbox tells whether it arrived.
   settleUnknown: (deps, job) =>
     move(deps, job, 'FAILED', {
-      set: { lastError: 'outcome unknown: the sender stopped during the send', failedAt: new Date(deps.clock.now()).toISOString(), unknownOutcome: true, sentAtMs: job.claimedAt },
+      set: {
+        lastError: 'outcome unknown: the sender stopped during the send',
+        failedAt: new Date(deps.clock.now()).toISOString(),
+        unknownOutcome: true,
+        sentAtMs: job.claimedAt,
+      },
     }),
 };

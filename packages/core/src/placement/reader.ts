@@ -87,7 +87,8 @@ async function advance(deps: Deps, run: Run): Promise<{ read: number; completed:
       if (verdict) read++;
       probes[i] = verdict ? { ...probe, ...verdict } : probe;
     } else if (state === 'SKIPPED' && !probe.placement) {
-      const reason = probe.state === 'CANCELLED' ? (probe.reason ?? 'cancelled') : `The sample could not be sent (${probe.lastError ?? 'failed'}).`;
+      const reason =
+        probe.state === 'CANCELLED' ? (probe.reason ?? 'cancelled') : `The sample could not be sent (${probe.lastError ?? 'failed'}).`;
       probes[i] = { ...probe, ...(await settle(deps, probe, 'SKIPPED', reason)) };
     } else if (state === 'WAITING' && timedOut && ['SCHEDULED', 'QUEUED', 'PARKED'].includes(probe.state)) {
       // Conditional on the state it had: a sender claiming it at this moment wins, or this does. A CLAIMED
@@ -137,7 +138,11 @@ async function look(deps: Deps, probe: ProbeJob, now: number): Promise<Partial<P
   const reads = (probe.reads ?? 0) + 1;
   let found: Placement;
   try {
-    found = await deps.mailReader.placementOf({ ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS }, probe.messageId ?? '', seed.spamFolder);
+    found = await deps.mailReader.placementOf(
+      { ...(await seeds.loginOf(deps, seed)), timeoutMs: READ_TIMEOUT_MS },
+      probe.messageId ?? '',
+      seed.spamFolder,
+    );
   } catch (err) {
     deps.log.warn('seed inbox could not be read', { seedId: seed.id, runId: probe.runId, err });
     if (now - sentAt > UNREADABLE_AFTER_MS) return settle(deps, probe, 'SKIPPED', 'The seed inbox could not be read for a day.');
@@ -168,7 +173,11 @@ async function complete(deps: Deps, run: Run, probes: ProbeJob[]): Promise<boole
     await deps.store.transact([
       {
         update: runKey(run.id),
-        change: { set: { status: 'COMPLETE', completedAt, rollup: result }, remove: withoutOpenRunIndex(), if: { attr: 'status', op: '=', value: 'OPEN' } },
+        change: {
+          set: { status: 'COMPLETE', completedAt, rollup: result },
+          remove: withoutOpenRunIndex(),
+          if: { attr: 'status', op: '=', value: 'OPEN' },
+        },
       },
       {
         update: domainKey(run.domainId),
@@ -184,6 +193,13 @@ async function complete(deps: Deps, run: Run, probes: ProbeJob[]): Promise<boole
     if (err instanceof TransactionFailedError) return false;
     throw err;
   }
-  deps.log.info('placement run complete', { runId: run.id, domainId: run.domainId, sampleSize: result.sampleSize, inbox: result.inbox, spam: result.spam, missing: result.missing });
+  deps.log.info('placement run complete', {
+    runId: run.id,
+    domainId: run.domainId,
+    sampleSize: result.sampleSize,
+    inbox: result.inbox,
+    spam: result.spam,
+    missing: result.missing,
+  });
   return true;
 }

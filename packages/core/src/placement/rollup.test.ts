@@ -25,6 +25,12 @@ describe('the placement rollup', () => {
   });
 
   it('is all zeros for a run that measured nothing', () => {
-    expect(rollup('D1', 'x', [{ provider: 'GOOGLE', placement: 'SKIPPED' }])).toMatchObject({ sampleSize: 0, inbox: 0, spam: 0, missing: 0, byProvider: {} });
+    expect(rollup('D1', 'x', [{ provider: 'GOOGLE', placement: 'SKIPPED' }])).toMatchObject({
+      sampleSize: 0,
+      inbox: 0,
+      spam: 0,
+      missing: 0,
+      byProvider: {},
+    });
   });
 });

@@ -5,7 +5,8 @@ import { ValidationError } from '../errors.ts';
  * JSON. Opaque to callers; a cursor that cannot be read is the caller's
  * mistake (422), never a fault.
  */
-export const encodeCursor = (key: Record<string, unknown> | undefined) => (key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined);
+export const encodeCursor = (key: Record<string, unknown> | undefined) =>
+  key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined;
 
 export function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
   if (!cursor) return undefined;

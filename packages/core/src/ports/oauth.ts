@@ -37,7 +37,10 @@ export interface TokenSet {
 
 /** The provider refused (invalid_grant, invalid_client, a 4xx): the grant is revoked or the request was wrong. Retrying will not help. */
 export class OAuthRefusedError extends Error {
-  constructor(readonly error: string, message = `The provider refused: ${error}.`) {
+  constructor(
+    readonly error: string,
+    message = `The provider refused: ${error}.`,
+  ) {
     super(message);
     this.name = 'OAuthRefusedError';
   }

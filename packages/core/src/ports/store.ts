@@ -63,10 +63,7 @@ export interface Page {
 }
 
 export type TransactOp =
-  | { put: Item; if?: Condition }
-  | { update: Key; change: Update }
-  | { delete: Key; if?: Condition }
-  | { check: Key; if: Condition };
+  { put: Item; if?: Condition } | { update: Key; change: Update } | { delete: Key; if?: Condition } | { check: Key; if: Condition };
 
 export interface Store {
   get(key: Key, opts?: { consistent?: boolean }): Promise<Item | undefined>;

@@ -37,7 +37,11 @@ export async function status(deps: Pick<Deps, 'store' | 'clock'>): Promise<Queue
     queryShards(deps.store, dueJobs(), { limit: JOBS_SHOWN }),
   ]);
   const shards = counters.map(countersFromItem);
-  const n = (state: string) => Math.max(0, shards.reduce((sum, countOf) => sum + countOf(state), 0));
+  const n = (state: string) =>
+    Math.max(
+      0,
+      shards.reduce((sum, countOf) => sum + countOf(state), 0),
+    );
   // Only a campaign step carries a campaign, a lead and a step; the stored job's shape leaves them to its kind.
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const job = (j: Job, state: ListedJobState) => ({
@@ -82,7 +86,16 @@ export async function pause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | '
     // Only the change from running to paused is the fact: pausing a paused queue again announces nothing.
     await deps.store.put(
       { ...queueSwitchKey, paused, changedAt, ...(paused ? { announced: false } : {}) },
-      paused ? { if: { or: [{ attr: 'paused', exists: false }, { attr: 'paused', op: '=', value: false }] } } : {},
+      paused
+        ? {
+            if: {
+              or: [
+                { attr: 'paused', exists: false },
+                { attr: 'paused', op: '=', value: false },
+              ],
+            },
+          }
+        : {},
     );
     if (paused) await announcePause(deps, changedAt);
   } catch (err) {
@@ -113,14 +126,19 @@ async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 
       () => undefined,
       (err) => {
         unwritten++;
-        deps.log.error('webhooks: a campaign.paused event of a queue pause was not written; the webhooks schedule tries again', { campaignId: c.id, err });
+        deps.log.error('webhooks: a campaign.paused event of a queue pause was not written; the webhooks schedule tries again', {
+          campaignId: c.id,
+          err,
+        });
       },
     ),
   );
   if (unwritten) return false;
-  await deps.store.update(queueSwitchKey, { set: { announced: true }, if: { attr: 'changedAt', op: '=', value: changedAt } }).catch((err) => {
-    if (!(err instanceof ConditionFailedError)) throw err;
-  });
+  await deps.store
+    .update(queueSwitchKey, { set: { announced: true }, if: { attr: 'changedAt', op: '=', value: changedAt } })
+    .catch((err) => {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    });
   return true;
 }
 
@@ -129,7 +147,9 @@ async function announcePause(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 
  * switch and them, a store error) is announced again, for the campaigns running now (one launched during the
  * pause is announced too; a resume first ends the need). Says whether it tried, and whether all are written now.
  */
-export async function finishPauseAnnouncement(deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>): Promise<'none' | 'written' | 'unwritten'> {
+export async function finishPauseAnnouncement(
+  deps: Pick<Deps, 'store' | 'clock' | 'wallClock' | 'log'>,
+): Promise<'none' | 'written' | 'unwritten'> {
   // A schedule ticking several times a second (a high TIME_SCALE) looks at most every CHECK_EVERY_MS.
   const wallNow = deps.wallClock.now();
   if (wallNow - (lastChecked.get(deps.store) ?? -Infinity) < CHECK_EVERY_MS) return 'none';

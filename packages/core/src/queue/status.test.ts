@@ -14,8 +14,20 @@ describe('the queue status', () => {
   it('counts a launched campaign’s planned first emails as delayed and lists them', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'queue.com', mailingAddress: '1 Main St\nSpringfield' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@queue.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', senderName: 'Rep' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello there.', mailboxIds: [box.id] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@queue.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+      senderName: 'Rep',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Hello there.',
+      mailboxIds: [box.id],
+    });
     for (const email of ['a@client.com', 'b@client.com']) await created(leads.create, deps, { campaignId: c.id, email });
     await campaigns.launch(deps, c.id);
 

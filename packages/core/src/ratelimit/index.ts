@@ -11,12 +11,7 @@ const WINDOW_MS = 60_000;
  * shares it; the item expires by TTL two windows later (bookkeeping, not
  * lead data). Throws RATE_LIMITED with the time left in the window.
  */
-export async function hit(
-  deps: Pick<Deps, 'store' | 'wallClock'>,
-  bucket: string,
-  client: string,
-  perMinute: number,
-): Promise<void> {
+export async function hit(deps: Pick<Deps, 'store' | 'wallClock'>, bucket: string, client: string, perMinute: number): Promise<void> {
   const now = deps.wallClock.now();
   const window = Math.floor(now / WINDOW_MS);
   const after = await deps.store.update(rateWindowKey(bucket, client, window), {

@@ -5,7 +5,8 @@ import { REGION_ZONES } from './regions.ts';
 import { ianaZone } from './schedule.schema.ts';
 
 const schedule = { timezone: 'Europe/London', useLeadTimezone: true };
-const zoneOf = (customFields: Record<string, unknown>, s: { timezone: string; useLeadTimezone?: boolean } = schedule) => leadZone(customFields, s);
+const zoneOf = (customFields: Record<string, unknown>, s: { timezone: string; useLeadTimezone?: boolean } = schedule) =>
+  leadZone(customFields, s);
 
 describe('leadZone', () => {
   it("takes the lead's own timezone first, in Intl's spelling", () => {
@@ -21,7 +22,10 @@ describe('leadZone', () => {
   it('takes a country of one zone by code, alpha-3 code or English name', () => {
     expect(zoneOf({ country: 'de' })).toEqual({ timezone: 'Europe/Berlin', timezoneSource: 'country' });
     expect(zoneOf({ Country: 'NPL' })).toEqual({ timezone: 'Asia/Kathmandu', timezoneSource: 'country' });
-    expect(zoneOf({ country: 'United Kingdom' }, { timezone: 'America/New_York' })).toEqual({ timezone: 'Europe/London', timezoneSource: 'country' });
+    expect(zoneOf({ country: 'United Kingdom' }, { timezone: 'America/New_York' })).toEqual({
+      timezone: 'Europe/London',
+      timezoneSource: 'country',
+    });
     expect(zoneOf({ country: 'UK' }, { timezone: 'America/New_York' }).timezone).toBe('Europe/London');
     expect(zoneOf({ country: 'Argentina' }).timezone).toBe('America/Argentina/Buenos_Aires');
   });
@@ -97,7 +101,9 @@ describe('countryCode', () => {
 
 describe('the region table', () => {
   it('covers every state, province or subject of the listed countries', () => {
-    const counts = Object.fromEntries(Object.entries(REGION_ZONES).map(([c, zones]) => [c, Object.values(zones).flatMap((l) => l.split(';')).length]));
+    const counts = Object.fromEntries(
+      Object.entries(REGION_ZONES).map(([c, zones]) => [c, Object.values(zones).flatMap((l) => l.split(';')).length]),
+    );
     // 50 states and DC; 10 provinces and 3 territories; 6 states and 2 territories; 26 states and the Federal District;
     // 31 states and Mexico City; 38 provinces; 83 federal subjects. The US also lists its five inhabited territories and Mexico
     // the border city of Ciudad Juárez; countries with a main zone list only the regions that keep another time.
@@ -107,7 +113,10 @@ describe('the region table', () => {
   it('names only zones Intl knows, each one that countries-and-timezones gives the country, and no key twice', () => {
     for (const [country, zones] of Object.entries(REGION_ZONES)) {
       // A US territory has a country code (and a zone) of its own.
-      const known = [...ct.getCountry(country)!.timezones, ...(country === 'US' ? ['PR', 'VI', 'GU', 'MP', 'AS'].flatMap((t) => ct.getCountry(t)!.timezones) : [])];
+      const known = [
+        ...ct.getCountry(country)!.timezones,
+        ...(country === 'US' ? ['PR', 'VI', 'GU', 'MP', 'AS'].flatMap((t) => ct.getCountry(t)!.timezones) : []),
+      ];
       for (const zone of Object.keys(zones)) {
         expect(ianaZone(zone), zone).toBe(zone);
         expect(known, `${country} ${zone}`).toContain(zone);

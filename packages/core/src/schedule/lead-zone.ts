@@ -102,7 +102,10 @@ function regionZone(code: string, region: string): string | null {
  * (or `state`) names a region of it, or the country's main zone when most of
  * its people keep one (MAIN_ZONES); else the campaign's.
  */
-export function leadZone(customFields: Record<string, unknown> | null | undefined, schedule: { timezone: string; useLeadTimezone?: boolean }): LeadZone {
+export function leadZone(
+  customFields: Record<string, unknown> | null | undefined,
+  schedule: { timezone: string; useLeadTimezone?: boolean },
+): LeadZone {
   const campaign: LeadZone = { timezone: schedule.timezone, timezoneSource: 'campaign' };
   if (schedule.useLeadTimezone === false || !customFields) return campaign;
   const own = field(customFields, 'timezone');

@@ -39,7 +39,10 @@ export const REGION_ZONES: Record<string, Record<string, string>> = {
   ES: { 'Atlantic/Canary': 'CN Canarias, Canary Islands, Islas Canarias; GC Las Palmas; TF Santa Cruz de Tenerife' },
   PT: { 'Atlantic/Azores': '20 Azores, Açores, Região Autónoma dos Açores', 'Atlantic/Madeira': '30 Madeira, Região Autónoma da Madeira' },
   NZ: { 'Pacific/Chatham': 'CIT Chatham Islands, Chatham, Chatham Islands Territory' },
-  CL: { 'America/Punta_Arenas': 'MA Magallanes, Magallanes y de la Antártica Chilena, Magallanes and Chilean Antarctica', 'Pacific/Easter': 'IPC Isla de Pascua, Easter Island, Rapa Nui' },
+  CL: {
+    'America/Punta_Arenas': 'MA Magallanes, Magallanes y de la Antártica Chilena, Magallanes and Chilean Antarctica',
+    'Pacific/Easter': 'IPC Isla de Pascua, Easter Island, Rapa Nui',
+  },
   EC: { 'Pacific/Galapagos': 'W Galápagos, Galapagos, Galapagos Islands' },
   CA: {
     'America/St_Johns': 'NL Newfoundland and Labrador, Newfoundland',

@@ -25,14 +25,18 @@ describe('Schedule', () => {
   });
 
   it('refuses with a sentence naming the field', () => {
-    expect(refusal({ ...base, timezone: 'Mars/Olympus' })).toBe('timezone: Mars/Olympus is not an IANA time zone name (such as America/New_York or Europe/Berlin).');
+    expect(refusal({ ...base, timezone: 'Mars/Olympus' })).toBe(
+      'timezone: Mars/Olympus is not an IANA time zone name (such as America/New_York or Europe/Berlin).',
+    );
     expect(refusal({ ...base, timezone: '+05:30' })).toMatch(/^timezone: /);
     expect(refusal({ ...base, timezone: 7 })).toMatch(/^timezone: must be an IANA time zone name/);
     expect(refusal({ start: '09:00', end: '17:00' })).toBe('timezone is required.');
     expect(refusal({ ...base, start: '9:00' })).toBe('start: must be a time HH:MM (24-hour), from 00:00 to 23:59.');
     expect(refusal({ ...base, start: '24:00' })).toMatch(/^start: must be a time HH:MM/);
     expect(refusal({ ...base, end: '17:60' })).toBe('end: must be a time HH:MM (24-hour), at most 24:00.');
-    expect(refusal({ ...base, start: '17:00', end: '09:00' })).toBe('end: must be later than start (17:00): a window cannot cross midnight.');
+    expect(refusal({ ...base, start: '17:00', end: '09:00' })).toBe(
+      'end: must be later than start (17:00): a window cannot cross midnight.',
+    );
     expect(refusal({ ...base, end: '09:00' })).toMatch(/^end: must be later than start/);
     expect(refusal({ ...base, days: [] })).toBe('days: must name at least one day (mon, tue, wed, thu, fri, sat or sun).');
     expect(refusal({ ...base, days: ['mon', 'Funday'] })).toBe('days.1: must each be one of mon, tue, wed, thu, fri, sat or sun.');

@@ -25,21 +25,20 @@ export function ianaZone(zone: unknown): string | null {
 const WEEKDAYS: Day[] = ['mon', 'tue', 'wed', 'thu', 'fri'];
 const DAY_LIST = 'mon, tue, wed, thu, fri, sat or sun';
 
-const Zone = z
-  .string({ error: 'must be an IANA time zone name such as America/New_York' })
-  .transform((zone, ctx) => {
-    const known = ianaZone(zone);
-    if (known) return known;
-    ctx.addIssue({ code: 'custom', message: `${zone.slice(0, 64)} is not an IANA time zone name (such as America/New_York or Europe/Berlin)` });
-    return z.NEVER;
+const Zone = z.string({ error: 'must be an IANA time zone name such as America/New_York' }).transform((zone, ctx) => {
+  const known = ianaZone(zone);
+  if (known) return known;
+  ctx.addIssue({
+    code: 'custom',
+    message: `${zone.slice(0, 64)} is not an IANA time zone name (such as America/New_York or Europe/Berlin)`,
   });
+  return z.NEVER;
+});
 
 const wallTime = (allow24: boolean) =>
-  z
-    .string({ error: 'must be a time HH:MM (24-hour)' })
-    .refine((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || (allow24 && s === '24:00'), {
-      error: allow24 ? 'must be a time HH:MM (24-hour), at most 24:00' : 'must be a time HH:MM (24-hour), from 00:00 to 23:59',
-    });
+  z.string({ error: 'must be a time HH:MM (24-hour)' }).refine((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || (allow24 && s === '24:00'), {
+    error: allow24 ? 'must be a time HH:MM (24-hour), at most 24:00' : 'must be a time HH:MM (24-hour), from 00:00 to 23:59',
+  });
 
 export const Schedule = z
   .strictObject({

@@ -36,7 +36,16 @@ const oracleFormats = new Map<string, Intl.DateTimeFormat>();
 function partsOffset(zone: string, t: number): number {
   let fmt = oracleFormats.get(zone);
   if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    fmt = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     oracleFormats.set(zone, fmt);
   }
   const p = Object.fromEntries(fmt.formatToParts(new Date(t)).map((x) => [x.type, Number(x.value)]));
@@ -122,7 +131,10 @@ describe('nextOpen, property', () => {
     const uniform = fc.integer({ min: FROM, max: TO });
     if (!at.length) return uniform;
     const near = fc
-      .tuple(fc.constantFrom(...at), fc.oneof(fc.integer({ min: -3 * DAY, max: 3 * DAY }), fc.integer({ min: -2 * MIN, max: 2 * MIN }), fc.constant(0)))
+      .tuple(
+        fc.constantFrom(...at),
+        fc.oneof(fc.integer({ min: -3 * DAY, max: 3 * DAY }), fc.integer({ min: -2 * MIN, max: 2 * MIN }), fc.constant(0)),
+      )
       .map(([x, d]) => x + d);
     return fc.oneof(uniform, near, near);
   };
@@ -157,7 +169,9 @@ describe('nextOpen, property', () => {
             set = false;
           }
           if (minute >= p.s && minute < p.e && (p.mask & (1 << weekday)) !== 0) {
-            expect.fail(`${zone} ${JSON.stringify(w)} from ${new Date(t).toISOString()}: open at ${new Date(m).toISOString()}, answered ${new Date(r).toISOString()}`);
+            expect.fail(
+              `${zone} ${JSON.stringify(w)} from ${new Date(t).toISOString()}: open at ${new Date(m).toISOString()}, answered ${new Date(r).toISOString()}`,
+            );
           }
           if (++minute === 1440) {
             minute = 0;

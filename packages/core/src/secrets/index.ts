@@ -32,11 +32,7 @@ function aad(context: EncryptionContext): Buffer {
  * it is both the KMS encryption context and the GCM additional data, so a
  * ciphertext copied onto another row does not decrypt.
  */
-export async function sealSecret(
-  keys: KeyProvider,
-  plaintext: string,
-  context: EncryptionContext,
-): Promise<string> {
+export async function sealSecret(keys: KeyProvider, plaintext: string, context: EncryptionContext): Promise<string> {
   const dataKey = await keys.generateDataKey(context);
   try {
     const iv = randomBytes(IV_BYTES);
@@ -67,11 +63,7 @@ function decodePart(part: string): Buffer {
  * adapter already maps a rejected data key to SecretUnreadableError, and an
  * unreachable KMS must not look like a tampered secret.
  */
-export async function openSecret(
-  keys: KeyProvider,
-  sealed: string,
-  context: EncryptionContext,
-): Promise<string> {
+export async function openSecret(keys: KeyProvider, sealed: string, context: EncryptionContext): Promise<string> {
   let edk: Buffer, iv: Buffer, tag: Buffer, ct: Buffer;
   try {
     const parts = sealed.split('.');

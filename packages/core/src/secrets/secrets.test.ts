@@ -132,7 +132,9 @@ describe('openSecretCached', () => {
     expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0 + 60_000)).toBe('app-password');
     expect(keys.calls - before).toBe(1);
     await expect(openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm2' }, t0)).rejects.toThrow();
-    expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0 + OPENED_SECRET_TTL_MS + 1)).toBe('app-password');
+    expect(await openSecretCached(keys, sealed, { purpose: 'mailbox-password', mailboxId: 'm1' }, t0 + OPENED_SECRET_TTL_MS + 1)).toBe(
+      'app-password',
+    );
     expect(keys.calls - before).toBe(3);
   });
 });

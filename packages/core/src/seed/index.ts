@@ -53,7 +53,13 @@ export const create = verb(CreateSeed, async (deps: Deps, input) => {
   if (!imapHost) throw new ValidationError(`imapHost is required: the engine does not know the IMAP server of ${host}.`);
   if (await deps.store.get(seedEmailKey(input.email))) throw new ConflictError(`The seed inbox ${input.email} is already added.`);
 
-  const login: ServerLogin = { host: imapHost, port: input.imapPort ?? 993, user: input.username ?? input.email, pass: input.password, timeoutMs: SIGN_IN_TIMEOUT_MS };
+  const login: ServerLogin = {
+    host: imapHost,
+    port: input.imapPort ?? 993,
+    user: input.username ?? input.email,
+    pass: input.password,
+    timeoutMs: SIGN_IN_TIMEOUT_MS,
+  };
   const signIn = await deps.signIn.imap(login);
   if (!signIn.ok) {
     deps.log.warn('seed inbox sign-in failed', { host: login.host, port: login.port, reason: signIn.reason, detail: signIn.detail });
@@ -64,7 +70,9 @@ export const create = verb(CreateSeed, async (deps: Deps, input) => {
     spamFolder = await deps.mailReader.spamFolder(login, input.spamFolder);
   } catch (err) {
     deps.log.warn('seed inbox folders could not be listed', { host: login.host, err });
-    throw new ValidationError(`The IMAP server at ${login.host} signed in but did not list its folders. Try again, or ask your mail provider.`);
+    throw new ValidationError(
+      `The IMAP server at ${login.host} signed in but did not list its folders. Try again, or ask your mail provider.`,
+    );
   }
   if (!spamFolder) {
     throw new ValidationError(

@@ -24,14 +24,35 @@ export function bookSlotOp(mailboxId: string, now: number, random: number): Tran
     update: mailboxKey(mailboxId),
     change: {
       set: { nextSlotAt: Math.floor(now + (CADENCE_FLOOR_SECONDS + random * JITTER_SECONDS) * 1000), lastSendStartedAt: now },
-      if: { and: [{ itemExists: true }, { or: [{ attr: 'nextSlotAt', exists: false }, { attr: 'nextSlotAt', op: '<=', value: now }] }] },
+      if: {
+        and: [
+          { itemExists: true },
+          {
+            or: [
+              { attr: 'nextSlotAt', exists: false },
+              { attr: 'nextSlotAt', op: '<=', value: now },
+            ],
+          },
+        ],
+      },
     },
   };
 }
 
 /** Counts one send against the mailbox's cap for the day, for the claim's transaction: holds only while under it. */
 export function bookDailySendOp(mailbox: Mailbox, day: string): TransactOp {
-  return { update: dailyCapKey(mailbox.id, day), change: { add: { count: 1 }, if: { or: [{ attr: 'count', exists: false }, { attr: 'count', op: '<', value: dailyCapOf(mailbox) }] } } };
+  return {
+    update: dailyCapKey(mailbox.id, day),
+    change: {
+      add: { count: 1 },
+      if: {
+        or: [
+          { attr: 'count', exists: false },
+          { attr: 'count', op: '<', value: dailyCapOf(mailbox) },
+        ],
+      },
+    },
+  };
 }
 
 /** Counts one send for the day without the cap's condition: a person's answer is counted, never refused. */

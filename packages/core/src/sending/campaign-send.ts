@@ -73,7 +73,9 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
   const mailboxIds = candidates(job, campaign, lead);
   // A first email waits for the campaign to have a mailbox again; a follow-up has no other mailbox to go from.
   if (!mailboxIds.length) {
-    return unlessSuppressed(() => (step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox')));
+    return unlessSuppressed(() =>
+      step === 0 ? ctl.reschedule(ctl.now + HOUR, 'The campaign has no mailbox to send from.') : ctl.cancel('no pinned mailbox'),
+    );
   }
   // A first email's variant, from the rows read (docs/sending.md, Variants): the lead's own, or one chosen now and given in the claim.
   const variant = step === 0 ? chooseVariant(campaign, lead, deps.random) : undefined;
@@ -111,20 +113,35 @@ export async function planCampaignSend(deps: Deps, queued: Job, read: Reads, ctl
     guard: {
       key: leadKey(lead.id),
       // A lead given its variant by this claim takes it here, once: a lead that has one keeps it.
-      ...(variant?.fresh ? { set: { variant: variant.index }, if: { and: [sendableIf(), { attr: 'variant', exists: false }] } } : { if: sendableIf() }),
+      ...(variant?.fresh
+        ? { set: { variant: variant.index }, if: { and: [sendableIf(), { attr: 'variant', exists: false }] } }
+        : { if: sendableIf() }),
       reason: 'the lead replied, bounced or was stopped before the send',
     },
     ...(variant ? { claimSet: { variant: variant.index }, copyVariant: variant.index } : {}),
     ...(variant?.op ? { balance: variant.op } : {}),
     onSuppressed: async () => void (await facts.stopEverywhere(deps, lead.email)),
-    compose: (mailbox, domain, written) => composeEmail(deps, { campaign, lead, mailbox, domain, step, aiBody: written ?? aiBody, ...(variant ? { variant: variant.copy } : {}) }),
+    compose: (mailbox, domain, written) =>
+      composeEmail(deps, {
+        campaign,
+        lead,
+        mailbox,
+        domain,
+        step,
+        aiBody: written ?? aiBody,
+        ...(variant ? { variant: variant.copy } : {}),
+      }),
     recordSent: async (held, mailbox, composed) => void (await sent(held, mailbox, composed)),
     async recordBounce(held, mailbox, lastError, bounce) {
       // A hard 5xx at RCPT or DATA is a bounce, read as a report's would be (lead/facts.ts).
       const at = new Date(deps.clock.now()).toISOString();
       await move(deps, held, 'FAILED', { set: { lastError, failedAt: at } });
       // The lead as read before the claim, with the variant the claim gave it: a first email's bounce counts for its variant.
-      await facts.bounced(deps, variant ? { ...lead, variant: variant.index } : lead, { source: 'smtp', sentFrom: mailbox.id, note: { ...bounce, confirmed: true, at } });
+      await facts.bounced(deps, variant ? { ...lead, variant: variant.index } : lead, {
+        source: 'smtp',
+        sentFrom: mailbox.id,
+        note: { ...bounce, confirmed: true, at },
+      });
     },
     async recordUnknown(held, mailbox, composed) {
       // The server may have taken it: never resent blindly (docs/sending.md, Exactly once).
@@ -205,9 +222,19 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
     now = deps.clock.now();
     // The first miss is noted and the folder asked again at a later tick: only a second miss, SENT_ABSENT_CONFIRM_MS on, sends again.
     if (job.sentMissingAt === undefined) {
-      await deps.store.update(jobKey(job.id), { set: { sentMissingAt: now }, if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'messageId', op: '=', value: job.messageId }] } }).catch((err) => {
-        if (!(err instanceof ConditionFailedError)) throw err;
-      });
+      await deps.store
+        .update(jobKey(job.id), {
+          set: { sentMissingAt: now },
+          if: {
+            and: [
+              { attr: 'state', op: '=', value: 'CLAIMED' },
+              { attr: 'messageId', op: '=', value: job.messageId },
+            ],
+          },
+        })
+        .catch((err) => {
+          if (!(err instanceof ConditionFailedError)) throw err;
+        });
       return false;
     }
     if (now - job.sentMissingAt < SENT_ABSENT_CONFIRM_MS) return false;
@@ -219,7 +246,11 @@ async function settleBySentFolder(deps: Deps, job: Job, mailbox: Mailbox): Promi
   // Outside the try on purpose: a failed write here is the table's error, for the dispatcher, not an unreadable
   // folder (whose handling could end in taking as sent an email just found absent twice).
   deps.log.warn('send outcome settled: not in the Sent folder at two lookups, sending again', { jobId: job.id });
-  return move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' }, remove: ['messageId', 'claimId', 'smtpStartedAt', 'sentMissingAt'] });
+  return move(deps, job, 'SCHEDULED', {
+    due: { at: now, now, open: CHECKED_BEFORE_CLAIM },
+    set: { lastError: 'not in the Sent folder after an unknown outcome: sent again' },
+    remove: ['messageId', 'claimId', 'smtpStartedAt', 'sentMissingAt'],
+  });
 }
 
 /**

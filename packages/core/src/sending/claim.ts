@@ -32,7 +32,14 @@ export type Held = Job & { claimId: string };
  */
 export async function claimFor(
   deps: Deps,
-  c: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; keep: { aiBody?: string; aiVariant?: number }; unthrottled?: boolean },
+  c: {
+    job: Job;
+    plan: SendPlan;
+    mailbox: Mailbox;
+    composed: Composed;
+    keep: { aiBody?: string; aiVariant?: number };
+    unthrottled?: boolean;
+  },
 ): Promise<Claim> {
   const { job, plan, mailbox, composed } = c;
   const mailboxId = mailbox.id;
@@ -40,7 +47,18 @@ export async function claimFor(
   const now = deps.clock.now();
   const day = utcDay(now);
   const claim = moveOps(job, 'CLAIMED', {
-    set: { mailboxId, domainId: mailbox.domainId, messageId: composed.email.messageId, subject: composed.subject, aiGenerated: composed.aiGenerated, claimedAt: now, claimId, attempts: job.attempts + 1, ...c.keep, ...plan.claimSet },
+    set: {
+      mailboxId,
+      domainId: mailbox.domainId,
+      messageId: composed.email.messageId,
+      subject: composed.subject,
+      aiGenerated: composed.aiGenerated,
+      claimedAt: now,
+      claimId,
+      attempts: job.attempts + 1,
+      ...c.keep,
+      ...plan.claimSet,
+    },
     // A held claim is an SMTP try (a lost slot race is not). A mark left by an earlier try (a 4xx, a lost connection) must not make this claim look started.
     remove: ['smtpStartedAt'],
     wallNow: deps.wallClock.now(),
@@ -57,11 +75,28 @@ export async function claimFor(
     ['suppressed', { check: suppressionKey(await addressHash(deps, plan.to)), if: { itemExists: false } }],
   );
   if (plan.breakerCampaignId) {
-    rules.push(['breaker', { check: pairKey(plan.breakerCampaignId, mailboxId), if: { or: [{ attr: 'tripped', exists: false }, { attr: 'tripped', op: '=', value: false }] } }]);
+    rules.push([
+      'breaker',
+      {
+        check: pairKey(plan.breakerCampaignId, mailboxId),
+        if: {
+          or: [
+            { attr: 'tripped', exists: false },
+            { attr: 'tripped', op: '=', value: false },
+          ],
+        },
+      },
+    ]);
   }
   // The planner's last condition: a reply, bounce or stop that landed while the copy was written wins.
   // With `set` it also writes the row it guards (a first email's variant given to the lead, once).
-  if (plan.guard) rules.push(['guard', plan.guard.set ? { update: plan.guard.key, change: { set: plan.guard.set, if: plan.guard.if } } : { check: plan.guard.key, if: plan.guard.if }]);
+  if (plan.guard)
+    rules.push([
+      'guard',
+      plan.guard.set
+        ? { update: plan.guard.key, change: { set: plan.guard.set, if: plan.guard.if } }
+        : { check: plan.guard.key, if: plan.guard.if },
+    ]);
   if (plan.balance) rules.push(['balance', plan.balance]);
   try {
     await deps.store.transact([...claim, ...rules.map(([, op]) => op)]);

@@ -114,7 +114,7 @@ export async function composeEmail(
 
   const subject =
     step === 0 || !thread.firstSubject
-      ? renderCopy((step === 0 ? input.variant ?? campaign : campaign).subject ?? '', values, undefined, deps.random).text.trim()
+      ? renderCopy((step === 0 ? (input.variant ?? campaign) : campaign).subject ?? '', values, undefined, deps.random).text.trim()
       : `Re: ${thread.firstSubject}`;
 
   const url = await unsubscribeUrl(deps, lead, campaign);

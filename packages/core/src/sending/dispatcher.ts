@@ -56,7 +56,12 @@ export async function dispatch(deps: Deps, opts: DispatchOptions = {}): Promise<
 }
 
 /** Queues every job due within SQS's horizon, and again what a lost message left QUEUED. */
-async function queueDue(deps: Deps, opts: DispatchOptions, atStart: number, settled: number): Promise<{ queued: number; recovered: number; settled: number }> {
+async function queueDue(
+  deps: Deps,
+  opts: DispatchOptions,
+  atStart: number,
+  settled: number,
+): Promise<{ queued: number; recovered: number; settled: number }> {
   const now = deps.clock.now();
   const wallNow = deps.wallClock.now();
   // What is due within 15 minutes of engine time goes on the queue (SQS holds a message at most 15 minutes of
@@ -65,23 +70,35 @@ async function queueDue(deps: Deps, opts: DispatchOptions, atStart: number, sett
   const horizon = now + SQS_MAX_DELAY_MS;
   // Ids spread evenly over the shards, so a fair share of each (twice it, for an uneven tick) makes the batch.
   const due = (
-    await queryShards(deps.store, dueJobs(), { skBetween: [timeKey(0), `${timeKey(horizon)}~`], limit: DISPATCH_BATCH, perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS) })
+    await queryShards(deps.store, dueJobs(), {
+      skBetween: [timeKey(0), `${timeKey(horizon)}~`],
+      limit: DISPATCH_BATCH,
+      perShard: Math.ceil((2 * DISPATCH_BATCH) / JOB_SHARDS),
+    })
   ).map(fromItem);
 
   const toQueue: Job[] = [];
   let recovered = 0;
   // SCHEDULED → QUEUED, conditionally, many jobs to a write.
   const scheduled = due.filter((j) => j.state === 'SCHEDULED');
-  const moved = await applyGroups(deps, scheduled.map((job) => moveOps(job, 'QUEUED', { set: { queuedAt: wallNow } })));
+  const moved = await applyGroups(
+    deps,
+    scheduled.map((job) => moveOps(job, 'QUEUED', { set: { queuedAt: wallNow } })),
+  );
   toQueue.push(...scheduled.filter((_, i) => moved[i]));
   const lost = due.filter((job) => job.state === 'QUEUED' && !opts.requeueAll && wallNow - (job.queuedAt ?? 0) > QUEUED_STALE_MS);
   await eachLimited(lost, 16, async (job) => {
     // Conditional on the old queuedAt: one dispatcher re-queues it.
     try {
-      await deps.store.update(
-        jobKey(job.id),
-        { set: { queuedAt: wallNow }, if: { and: [{ attr: 'state', op: '=', value: 'QUEUED' }, { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 }] } },
-      );
+      await deps.store.update(jobKey(job.id), {
+        set: { queuedAt: wallNow },
+        if: {
+          and: [
+            { attr: 'state', op: '=', value: 'QUEUED' },
+            { attr: 'queuedAt', op: '=', value: job.queuedAt ?? 0 },
+          ],
+        },
+      });
       toQueue.push(job);
       recovered++;
     } catch (err) {
@@ -128,16 +145,25 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
   lastSettled.set(deps.store, wallNow);
   // At a local start-up the process that held every claim is gone: all of them are dead.
   const cutoff = atStartUp ? deps.wallClock.now() : deps.wallClock.now() - CLAIM_STALE_MS;
-  const stale = (await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 })).map(fromItem);
+  const stale = (await queryShards(deps.store, claimedJobs(), { skBetween: [timeKey(0), `${timeKey(cutoff)}~`], limit: 100 })).map(
+    fromItem,
+  );
   let settled = 0;
   await eachLimited(stale, 8, async (job) => {
     if (!job.smtpStartedAt) {
       // Conditional on the same claim still being there without SMTP begun (the index may lag the item).
       const now = deps.clock.now();
-      const again = await move(deps, job, 'SCHEDULED', { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, remove: ['messageId', 'claimId'] }, [], [
-        { attr: 'smtpStartedAt', exists: false },
-        { attr: 'claimId', op: '=', value: job.claimId ?? '' },
-      ]);
+      const again = await move(
+        deps,
+        job,
+        'SCHEDULED',
+        { due: { at: now, now, open: CHECKED_BEFORE_CLAIM }, remove: ['messageId', 'claimId'] },
+        [],
+        [
+          { attr: 'smtpStartedAt', exists: false },
+          { attr: 'claimId', op: '=', value: job.claimId ?? '' },
+        ],
+      );
       if (again) settled++;
       return;
     }
@@ -145,4 +171,3 @@ async function settleDeadClaims(deps: Deps, atStartUp: boolean): Promise<number>
   });
   return settled;
 }
-

@@ -42,13 +42,31 @@ describe('the send path’s small items', () => {
 describe('a placement run and its probes', () => {
   it('read a run started from copy (no campaign) and a probe still waiting for its verdict', () => {
     const run = runFromItem({
-      pk: 'PLACEMENT#R1', sk: 'RUN', id: 'R1', domainId: 'D1', status: 'OPEN', campaignId: null,
-      copy: { subject: 'Hi', body: 'Hello', unsubscribeUrlTemplate: null }, startedAt: '2026-11-22T10:00:00.000Z', startedAtMs: 1,
+      pk: 'PLACEMENT#R1',
+      sk: 'RUN',
+      id: 'R1',
+      domainId: 'D1',
+      status: 'OPEN',
+      campaignId: null,
+      copy: { subject: 'Hi', body: 'Hello', unsubscribeUrlTemplate: null },
+      startedAt: '2026-11-22T10:00:00.000Z',
+      startedAtMs: 1,
     });
     expect(run).toMatchObject({ campaignId: null, copy: { unsubscribeUrlTemplate: null } });
     const probe = probeFromItem({
-      ...jobKey('probe-R1-S1'), id: 'probe-R1-S1', kind: 'probe', state: 'SENT', dueAt: 1, attempts: 1, mailboxId: 'M1',
-      runId: 'R1', domainId: 'D1', seedId: 'S1', seedEmail: 'seed@gmail.com', provider: 'GOOGLE', sentAtMs: 2,
+      ...jobKey('probe-R1-S1'),
+      id: 'probe-R1-S1',
+      kind: 'probe',
+      state: 'SENT',
+      dueAt: 1,
+      attempts: 1,
+      mailboxId: 'M1',
+      runId: 'R1',
+      domainId: 'D1',
+      seedId: 'S1',
+      seedEmail: 'seed@gmail.com',
+      provider: 'GOOGLE',
+      sentAtMs: 2,
     });
     expect(probe.placement).toBeUndefined();
     expect(probe.sentAtMs).toBe(2);

@@ -73,7 +73,11 @@ export async function planChunk(deps: Pick<Deps, 'store' | 'clock'>, campaignId:
     booked.set(at.mailboxId, mine);
     let dueAt = dueTime(at.dueAt, now, open);
     // Moved to an opening: after any slot of this mailbox it would come too close to.
-    for (let clash = mine.find((t) => Math.abs(t - dueAt) < SPACING); clash !== undefined; clash = mine.find((t) => Math.abs(t - dueAt) < SPACING)) {
+    for (
+      let clash = mine.find((t) => Math.abs(t - dueAt) < SPACING);
+      clash !== undefined;
+      clash = mine.find((t) => Math.abs(t - dueAt) < SPACING)
+    ) {
       dueAt = dueTime(clash + SPACING, now, open);
     }
     mine.push(dueAt);
@@ -117,7 +121,11 @@ export async function startCampaign(deps: Pick<Deps, 'store' | 'clock'>, campaig
  * booking puts it after what its mailbox is already sending, so a long-running
  * campaign does not push newcomers weeks out.
  */
-export async function planNewLead(deps: Pick<Deps, 'store' | 'clock'>, campaign: Pick<Campaign, 'id' | 'mailboxIds' | 'schedule'>, lead: Pick<Lead, 'id' | 'customFields'>): Promise<boolean> {
+export async function planNewLead(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  campaign: Pick<Campaign, 'id' | 'mailboxIds' | 'schedule'>,
+  lead: Pick<Lead, 'id' | 'customFields'>,
+): Promise<boolean> {
   const slot = await firstEmailPlan(deps, campaign, 0);
   const open = sendWindow(campaign.schedule, lead.customFields);
   if (!(await createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: 0, ...slot(0), open }, deps.clock.now()))) return false;

@@ -22,9 +22,21 @@ const DAY = 86_400_000;
 /** A launched two-step campaign on one mailbox, its first emails sent, and a while later (nothing is fresh any more). */
 async function sentFirstEmails(deps: UnitDeps, emails: string[]) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', senderName: 'Rep', dailyCap: 100 });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    senderName: 'Rep',
+    dailyCap: 100,
+  });
   const c = await created(campaigns.create, deps, {
-    name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi, a note.', mailboxIds: [box.id], steps: [{ waitDays: 3, body: 'Following up.' }],
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hello',
+    template: 'Hi, a note.',
+    mailboxIds: [box.id],
+    steps: [{ waitDays: 3, body: 'Following up.' }],
   });
   const ids: string[] = [];
   for (const email of emails) ids.push((await created(leads.create, deps, { campaignId: c.id, email })).id);
@@ -103,7 +115,9 @@ describe('the sweep for leads left waiting', () => {
     const sent = (await getJob(deps, jobId(id, 0)))!;
     // As the old sender left it: FAILED, never resent, its Message-ID kept; the lead NEW, unpinned, nothing planned.
     await deps.store.delete(jobKey(jobId(id, 1)));
-    await move(deps, sent, 'FAILED', { set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again' } });
+    await move(deps, sent, 'FAILED', {
+      set: { lastError: 'outcome unknown: the sender stopped during the send, so it was not sent again' },
+    });
     await deps.store.update(leadKey(id), { set: { status: 'NEW', stepsSent: 0 }, remove: ['mailboxId', 'thread', 'lastSentAt'] });
 
     expect(await healWaitingLeads(deps, true)).toBe(1);
@@ -120,8 +134,19 @@ describe('the sweep for leads left waiting', () => {
   it('looks at a bounded page of a campaign per sweep and goes round its leads in turn', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
-    const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi.', mailboxIds: [box.id] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'rep@sender.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hello',
+      template: 'Hi.',
+      mailboxIds: [box.id],
+    });
     const count = HEAL_PAGE + 5;
     const ids: string[] = [];
     for (let i = 0; i < count; i++) ids.push((await created(leads.create, deps, { campaignId: c.id, email: `l${i}@client.com` })).id);

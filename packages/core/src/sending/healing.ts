@@ -57,7 +57,11 @@ export async function healWaitingLeads(deps: Deps, force = false): Promise<numbe
 /** A page of one campaign's leads, from the stored cursor; the cursor moves on (and starts over after the last page). */
 async function sweepCampaign(deps: Deps, campaign: Campaign): Promise<number> {
   const cursor = (await deps.store.get(healCursorKey(campaign.id)))?.cursor;
-  const page = await deps.store.query({ ...leadsOfCampaign(campaign.id), limit: HEAL_PAGE, cursor: typeof cursor === 'string' ? cursor : undefined });
+  const page = await deps.store.query({
+    ...leadsOfCampaign(campaign.id),
+    limit: HEAL_PAGE,
+    cursor: typeof cursor === 'string' ? cursor : undefined,
+  });
   await deps.store.put({ ...healCursorKey(campaign.id), cursor: page.cursor ?? null });
   const wallNow = deps.wallClock.now();
   const waiting = page.items.map(leadFromItem).filter((l) => sendable(l) && !(l.status === 'NEW' && recent(l.createdAt, wallNow)));
@@ -91,7 +95,8 @@ type Next = { step: number } | { unknown: Job } | 'complete' | 'unpark' | 'none'
  * Versions before unknown outcomes were taken as sent ended such a job FAILED ("outcome unknown", never resent),
  * with its Message-ID: the email most likely went, so it is taken as sent now, and the lead moves on in its thread.
  */
-const failedUnknown = (job: Job): boolean => job.state === 'FAILED' && Boolean(job.messageId) && /^outcome unknown/.test(job.lastError ?? '');
+const failedUnknown = (job: Job): boolean =>
+  job.state === 'FAILED' && Boolean(job.messageId) && /^outcome unknown/.test(job.lastError ?? '');
 
 /** A lead that waits with no open job is moved on; logged and counted only when this sweep did it (a planner or a send may be first). */
 async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<number, Job>): Promise<boolean> {
@@ -99,7 +104,11 @@ async function healLead(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<nu
   const next = nextFor(lead, jobs, 1 + campaign.steps.length);
   if (next === 'none' || !(await apply(deps, campaign, lead, jobs, next))) return false;
   deps.log.warn('a lead was waiting with no job to move it; moved it on', {
-    leadId: lead.id, campaignId: campaign.id, status: lead.status, stepsSent: lead.stepsSent ?? 0, next: typeof next === 'string' ? next : 'unknown' in next ? `job ${next.unknown.id} taken as sent` : `step ${next.step}`,
+    leadId: lead.id,
+    campaignId: campaign.id,
+    status: lead.status,
+    stepsSent: lead.stepsSent ?? 0,
+    next: typeof next === 'string' ? next : 'unknown' in next ? `job ${next.unknown.id} taken as sent` : `step ${next.step}`,
   });
   deps.metrics.count('LeadsHealed');
   return true;
@@ -134,7 +143,8 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
   if (next === 'unpark') {
     // The campaign is running: a job parked while it was paused and missed by the launch goes back on the plan.
     let moved = false;
-    for (const job of jobs.values()) if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now, open } }))) moved = true;
+    for (const job of jobs.values())
+      if (job.state === 'PARKED' && (await move(deps, job, 'SCHEDULED', { due: { at: job.dueAt, now, open } }))) moved = true;
     return moved;
   }
   if ('unknown' in next) return takeAsSent(deps, next.unknown);
@@ -142,5 +152,9 @@ async function apply(deps: Deps, campaign: Campaign, lead: Lead, jobs: Map<numbe
   // A follow-up waits its waitDays from the last send, from the lead's pinned mailbox, as a send's record plans it.
   const waitDays = campaign.steps[next.step - 1]?.waitDays ?? 0;
   const lastSent = Date.parse(lead.lastSentAt ?? '') || now;
-  return createJob(deps, { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), open, mailboxId: lead.mailboxId }, now);
+  return createJob(
+    deps,
+    { leadId: lead.id, campaignId: campaign.id, step: next.step, dueAt: followUpAt(lastSent, waitDays), open, mailboxId: lead.mailboxId },
+    now,
+  );
 }

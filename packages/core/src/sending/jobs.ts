@@ -1,7 +1,19 @@
 import type { Deps } from '../deps.ts';
 import { ConditionFailedError } from '../errors.ts';
 import type { Condition, Item, Key, TransactOp, Update } from '../ports/store.ts';
-import { campaignJobs, claimedIndex, dueIndex, jobId, jobKey, jobKeysOfLead, queueCounterKey, stateCounter, UNCONFIRMED, withoutClaimedIndex, withoutDueIndex } from './keys.ts';
+import {
+  campaignJobs,
+  claimedIndex,
+  dueIndex,
+  jobId,
+  jobKey,
+  jobKeysOfLead,
+  queueCounterKey,
+  stateCounter,
+  UNCONFIRMED,
+  withoutClaimedIndex,
+  withoutDueIndex,
+} from './keys.ts';
 import { fromItem, keyedFromItem, toItem, type Job, type JobState } from './job.entity.ts';
 import { dueTime, type SendWindow } from './due.ts';
 
@@ -59,7 +71,15 @@ export function newJob(spec: JobSpec, now: number): Item {
 /** A campaign step for one lead: keyed by lead and step, so planning it twice writes the same key. */
 export function jobItem(j: NewJob, now: number): Item {
   return newJob(
-    { id: jobId(j.leadId, j.step), group: campaignJobs(j.campaignId), dueAt: j.dueAt, open: j.open, mailboxId: j.mailboxId, domainId: j.domainId, fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step } },
+    {
+      id: jobId(j.leadId, j.step),
+      group: campaignJobs(j.campaignId),
+      dueAt: j.dueAt,
+      open: j.open,
+      mailboxId: j.mailboxId,
+      domainId: j.domainId,
+      fields: { leadId: j.leadId, campaignId: j.campaignId, step: j.step },
+    },
     now,
   );
 }
@@ -118,7 +138,10 @@ export function moveOps(job: Job, to: JobState, change: JobChange = {}, also: Co
 }
 
 /** Counts a job taken as sent without the server's answer (it is counted SENT by its move too); fold it with that move's counter. */
-export const countUnconfirmedOp = (id: string): TransactOp => ({ update: queueCounterKey(id), change: { add: { [stateCounter(UNCONFIRMED)]: 1 } } });
+export const countUnconfirmedOp = (id: string): TransactOp => ({
+  update: queueCounterKey(id),
+  change: { add: { [stateCounter(UNCONFIRMED)]: 1 } },
+});
 
 /** What a job taken as sent without the server's answer carries: the flag and the reason, shown with the job. */
 const UNCONFIRMED_FIELDS = { unconfirmed: true, lastError: 'outcome unknown: taken as sent (no Sent folder could say), never resent' };
@@ -218,8 +241,7 @@ export async function applyGroups(deps: Pick<Deps, 'store'>, groups: TransactOp[
 /** Jobs not yet started: a stop or a hold may still change them. */
 const OPEN = new Set<JobState>(['SCHEDULED', 'QUEUED', 'PARKED']);
 /** A lead's jobs are keyed by its id and step (0 to MAX_FOLLOW_UPS), so they are read in one batch without an index. */
-const leadJobs = async (deps: Pick<Deps, 'store'>, leadId: string) =>
-  (await deps.store.batchGet(jobKeysOfLead(leadId))).map(fromItem);
+const leadJobs = async (deps: Pick<Deps, 'store'>, leadId: string) => (await deps.store.batchGet(jobKeysOfLead(leadId))).map(fromItem);
 
 /**
  * Ends a lead's sequence in the queue at once (a reply, a bounce, a
@@ -235,7 +257,12 @@ export async function cancelOpenJobs(deps: Pick<Deps, 'store'>, leadId: string, 
 }
 
 /** Moves a lead's open jobs that are due before `notBefore` (engine ms) to then, or to the lead's window's next opening after. */
-export async function delayOpenJobs(deps: Pick<Deps, 'store' | 'clock'>, leadId: string, notBefore: number, open: SendWindow | undefined): Promise<number> {
+export async function delayOpenJobs(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  leadId: string,
+  notBefore: number,
+  open: SendWindow | undefined,
+): Promise<number> {
   let delayed = 0;
   const now = deps.clock.now();
   for (const job of await leadJobs(deps, leadId)) {

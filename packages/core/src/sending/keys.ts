@@ -10,7 +10,8 @@ import { MAX_FOLLOW_UPS } from '../campaign/campaign.schema.ts';
 export const jobId = (leadId: string, step: number) => `${leadId}.${step}`;
 export const jobKey = (id: string): Key => ({ pk: `JOB#${id}`, sk: 'JOB' });
 /** Every job a lead can have: its first email and each follow-up a campaign may hold. */
-export const jobKeysOfLead = (leadId: string): Key[] => Array.from({ length: MAX_FOLLOW_UPS + 1 }, (_, step) => jobKey(jobId(leadId, step)));
+export const jobKeysOfLead = (leadId: string): Key[] =>
+  Array.from({ length: MAX_FOLLOW_UPS + 1 }, (_, step) => jobKey(jobId(leadId, step)));
 
 /** Time as a fixed-width string, so index sort keys order by time. */
 export const timeKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
@@ -37,7 +38,10 @@ export const campaignJobs = (campaignId: string) => `CAMPAIGN#${campaignId}#JOBS
 export const jobCollectionIndex = (collection: string, id: string) => ({ gsi2pk: collection, gsi2sk: id });
 /** gsi3: jobs being sent right now, by claim time (crash recovery). */
 const CLAIMED = 'JOBS#CLAIMED';
-export const claimedIndex = (id: string, claimedWallAt: number) => ({ gsi3pk: `${CLAIMED}#${shardOf(id)}`, gsi3sk: `${timeKey(claimedWallAt)}#${id}` });
+export const claimedIndex = (id: string, claimedWallAt: number) => ({
+  gsi3pk: `${CLAIMED}#${shardOf(id)}`,
+  gsi3sk: `${timeKey(claimedWallAt)}#${id}`,
+});
 /** A job no longer being sent leaves the claimed index. */
 export const withoutClaimedIndex = () => ['gsi3pk', 'gsi3sk'];
 
@@ -77,7 +81,13 @@ export const healCursorKey = (campaignId: string): Key => ({ pk: `CAMPAIGN#${cam
  * being sent, by claim time (one query per shard: see queryShards); a
  * campaign's jobs; campaigns still being planned.
  */
-export const dueJobs = (): IndexQuery[] => [{ index: 'gsi1', pk: DUE }, ...SHARDS.map((s) => ({ index: 'gsi1' as const, pk: `${DUE}#${s}` }))];
-export const claimedJobs = (): IndexQuery[] => [{ index: 'gsi3', pk: CLAIMED }, ...SHARDS.map((s) => ({ index: 'gsi3' as const, pk: `${CLAIMED}#${s}` }))];
+export const dueJobs = (): IndexQuery[] => [
+  { index: 'gsi1', pk: DUE },
+  ...SHARDS.map((s) => ({ index: 'gsi1' as const, pk: `${DUE}#${s}` })),
+];
+export const claimedJobs = (): IndexQuery[] => [
+  { index: 'gsi3', pk: CLAIMED },
+  ...SHARDS.map((s) => ({ index: 'gsi3' as const, pk: `${CLAIMED}#${s}` })),
+];
 export const jobsOfCampaign = (campaignId: string): IndexQuery => ({ index: 'gsi2', pk: campaignJobs(campaignId) });
 export const campaignsPlanning = (): IndexQuery => ({ index: 'gsi3', pk: PLANNING });

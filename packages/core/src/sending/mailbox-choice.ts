@@ -26,7 +26,13 @@ const SHORT_WAIT_MS = 1_000;
  * mailboxes or round the dispatcher and the queue, which would take longer
  * than the wait itself. The claim checks the slot again.
  */
-export async function chooseSoon(deps: Deps, plan: SendPlan, read: Reads, fits: (wallMs: number) => boolean, unthrottled = false): Promise<Choice> {
+export async function chooseSoon(
+  deps: Deps,
+  plan: SendPlan,
+  read: Reads,
+  fits: (wallMs: number) => boolean,
+  unthrottled = false,
+): Promise<Choice> {
   const soon = (slot: number) => {
     const wallMs = (slot - deps.clock.now()) / deps.config.timeScale;
     return wallMs <= SHORT_WAIT_MS && fits(wallMs) ? wallMs : undefined;
@@ -44,10 +50,20 @@ export type Choice = { mailbox: Mailbox; wait?: number } | { waitUntil: number }
  * first (the planned one) was read with the job; the others only when it is
  * not free, all in one batch.
  */
-async function chooseMailbox(deps: Deps, plan: SendPlan, read: Reads, now: number, soon: (slot: number) => number | undefined, unthrottled: boolean): Promise<Choice> {
+async function chooseMailbox(
+  deps: Deps,
+  plan: SendPlan,
+  read: Reads,
+  now: number,
+  soon: (slot: number) => number | undefined,
+  unthrottled: boolean,
+): Promise<Choice> {
   let waitUntil = now + HOUR;
   for (const [i, mailboxId] of plan.mailboxIds.entries()) {
-    await read.fetch(deps, (i === 0 ? [mailboxId] : plan.mailboxIds.slice(i)).flatMap((m) => mailboxReads(deps, m, read.at, plan.breakerCampaignId)));
+    await read.fetch(
+      deps,
+      (i === 0 ? [mailboxId] : plan.mailboxIds.slice(i)).flatMap((m) => mailboxReads(deps, m, read.at, plan.breakerCampaignId)),
+    );
     const mailbox = read.parsed(mailboxKey(mailboxId), mailboxFromItem);
     if (!mailbox) {
       if (plan.pinned) return { cancel: 'pinned mailbox deleted' };

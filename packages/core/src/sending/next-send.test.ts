@@ -17,12 +17,27 @@ const WINDOW = { days: ['mon', 'tue', 'wed', 'thu', 'fri'] as ('mon' | 'tue' | '
 
 async function sentOnce(deps: UnitDeps, dailyCap = 25) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', dailyCap });
-  const c = await created(campaigns.create, deps, {
-    name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi, a note.', mailboxIds: [String(box.id)],
-    steps: [{ waitDays: 2, body: 'Again.' }], schedule: { timezone: 'Europe/Berlin', ...WINDOW },
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    dailyCap,
   });
-  const lead = await created(leads.create, deps, { campaignId: c.id, email: 'ana@client.com', customFields: { timezone: 'America/New_York' } });
+  const c = await created(campaigns.create, deps, {
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hello',
+    template: 'Hi, a note.',
+    mailboxIds: [String(box.id)],
+    steps: [{ waitDays: 2, body: 'Again.' }],
+    schedule: { timezone: 'Europe/Berlin', ...WINDOW },
+  });
+  const lead = await created(leads.create, deps, {
+    campaignId: c.id,
+    email: 'ana@client.com',
+    customFields: { timezone: 'America/New_York' },
+  });
   await campaigns.launch(deps, String(c.id));
   const first = jobId(String(lead.id), 0);
   // Monday 09:00 UTC is 04:00 in New York: the first email goes at its opening, 14:00 UTC.
@@ -35,7 +50,7 @@ async function sentOnce(deps: UnitDeps, dailyCap = 25) {
 const rules = (answer: { blockedBy: { rule: string }[] }) => answer.blockedBy.map((b) => b.rule).sort();
 
 describe('next-send', () => {
-  it('a follow-up: its waitDays, its mailbox\'s cadence slot, then its window; the same answer on every read', async () => {
+  it("a follow-up: its waitDays, its mailbox's cadence slot, then its window; the same answer on every read", async () => {
     const deps = unitDeps();
     const { leadId, sentAt } = await sentOnce(deps);
     const answer = await nextSend(deps, leadId);

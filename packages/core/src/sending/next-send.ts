@@ -71,15 +71,24 @@ export async function nextSend(deps: D, leadId: string): Promise<NextSendView> {
     block('finished', null, 'Every step of the sequence has been sent or passed over.');
   }
   if (!campaign || campaign.status !== 'ACTIVE') {
-    block('paused', null, campaign ? `The campaign is ${campaign.status.toLowerCase()}: it sends once it is launched.` : 'The campaign no longer exists.');
+    block(
+      'paused',
+      null,
+      campaign ? `The campaign is ${campaign.status.toLowerCase()}: it sends once it is launched.` : 'The campaign no longer exists.',
+    );
   }
-  if (queueSwitchFromItem(read.get(queueSwitchKey)).paused) block('paused', null, 'The send queue is paused install-wide (POST /v1/queue/pause).');
+  if (queueSwitchFromItem(read.get(queueSwitchKey)).paused)
+    block('paused', null, 'The send queue is paused install-wide (POST /v1/queue/pause).');
 
   // The earliest start the stored plan allows: the job's due time, or for a step not planned yet the time it will be wanted.
   let earliest = now;
   if (job) earliest = Math.max(earliest, job.dueAt);
   if (step === 0 && job && job.dueAt > now && !(open && !isOpen(open.window, open.timezone, now))) {
-    block('cadence', job.dueAt, 'First emails are spread over the mailboxes by the cadence and their daily caps: this one is planned for later.');
+    block(
+      'cadence',
+      job.dueAt,
+      'First emails are spread over the mailboxes by the cadence and their daily caps: this one is planned for later.',
+    );
   }
   if (step !== null && step > 0 && campaign) {
     const waitDays = campaign.steps[step - 1]?.waitDays ?? 0;
@@ -102,7 +111,11 @@ export async function nextSend(deps: D, leadId: string): Promise<NextSendView> {
       await read.fetch(deps, [domainKey(mailbox.domainId)]);
       if (!canSend(mailbox)) block('mailbox', null, `The mailbox ${mailbox.email} is ${mailbox.status.toLowerCase()}.`);
       if (pairFromItem(read.get(pairKey(campaign.id, mailbox.id))).tripped) {
-        block('breaker', null, `The bounce circuit breaker paused ${mailbox.email} for this campaign (PATCH pausedForBounceRate: false resumes it).`);
+        block(
+          'breaker',
+          null,
+          `The bounce circuit breaker paused ${mailbox.email} for this campaign (PATCH pausedForBounceRate: false resumes it).`,
+        );
       }
       const domain = read.parsed(domainKey(mailbox.domainId), domainFromItem);
       if (!domain || !hasMailingAddress(domain)) block('domain', null, 'The sending domain has no mailing address for the footer.');
@@ -117,7 +130,11 @@ export async function nextSend(deps: D, leadId: string): Promise<NextSendView> {
     }
   }
   if (open && !isOpen(open.window, open.timezone, now)) {
-    block('window', nextOpen(open.window, open.timezone, now), `Outside the sending window (${open.window.start} to ${open.window.end} in ${open.timezone}).`);
+    block(
+      'window',
+      nextOpen(open.window, open.timezone, now),
+      `Outside the sending window (${open.window.start} to ${open.window.end} in ${open.timezone}).`,
+    );
   }
 
   // Nothing that only time lifts is left: never, as far as the stored state says, until something changes.

@@ -1,7 +1,19 @@
 /** The answer of GET /v1/leads/{id}/next-send (sending/next-send.ts). */
 import * as z from 'zod';
 
-export const BLOCK_RULES = ['window', 'waitDays', 'cadence', 'dailyCap', 'paused', 'breaker', 'outOfOffice', 'suppressed', 'finished', 'mailbox', 'domain'] as const;
+export const BLOCK_RULES = [
+  'window',
+  'waitDays',
+  'cadence',
+  'dailyCap',
+  'paused',
+  'breaker',
+  'outOfOffice',
+  'suppressed',
+  'finished',
+  'mailbox',
+  'domain',
+] as const;
 export type BlockRule = (typeof BLOCK_RULES)[number];
 
 export const NextSendView = z.object({

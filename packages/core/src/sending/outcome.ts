@@ -78,10 +78,17 @@ export async function countError(deps: Deps, job: Job, err: unknown): Promise<vo
   try {
     if (errors >= MAX_SEND_ERRORS) {
       await move(deps, job, 'FAILED', {
-        set: { sendErrors: errors, lastError: `gave up after ${errors} failed tries: ${reason}`, failedAt: new Date(deps.clock.now()).toISOString() },
+        set: {
+          sendErrors: errors,
+          lastError: `gave up after ${errors} failed tries: ${reason}`,
+          failedAt: new Date(deps.clock.now()).toISOString(),
+        },
       });
     } else {
-      await deps.store.update(jobKey(job.id), { set: { sendErrors: errors, lastError: reason }, if: { attr: 'state', op: '=', value: 'QUEUED' } });
+      await deps.store.update(jobKey(job.id), {
+        set: { sendErrors: errors, lastError: reason },
+        if: { attr: 'state', op: '=', value: 'QUEUED' },
+      });
     }
   } catch (e) {
     // The store itself may be what failed: the queue brings the message back, and it is counted then.
@@ -93,12 +100,26 @@ export async function countError(deps: Deps, job: Job, err: unknown): Promise<vo
 export async function recordFailure(
   deps: Deps,
   /** `open`: the lead's window, which a send tried again later waits for. */
-  f: { held: Held; plan: SendPlan; mailbox: Mailbox; composed: Composed; day: string; result: Extract<SendResult, { ok: false }>; open: SendWindow | undefined },
+  f: {
+    held: Held;
+    plan: SendPlan;
+    mailbox: Mailbox;
+    composed: Composed;
+    day: string;
+    result: Extract<SendResult, { ok: false }>;
+    open: SendWindow | undefined;
+  },
 ): Promise<SendOutcome> {
   const now = deps.clock.now();
   const { held: job, result } = f;
   const lastError = `${result.kind}${result.code ? ` ${result.code}` : ''}`;
-  deps.log.warn('send failed', { jobId: job.id, mailboxId: f.mailbox.id, kind: result.kind, code: result.code, detail: withoutAddresses(result.detail) });
+  deps.log.warn('send failed', {
+    jobId: job.id,
+    mailboxId: f.mailbox.id,
+    kind: result.kind,
+    code: result.code,
+    detail: withoutAddresses(result.detail),
+  });
   switch (result.kind) {
     case 'permanent': {
       const bounce = smtpBounce(result.code, result.detail);
@@ -124,7 +145,11 @@ export async function recordFailure(
 }
 
 /** A send that may go later: tried again after 5, 30, 120 and 360 engine minutes, then FAILED. */
-async function retryLater(deps: Deps, f: { held: Held; mailbox: Mailbox; day: string; open: SendWindow | undefined }, lastError: string): Promise<SendOutcome> {
+async function retryLater(
+  deps: Deps,
+  f: { held: Held; mailbox: Mailbox; day: string; open: SendWindow | undefined },
+  lastError: string,
+): Promise<SendOutcome> {
   const now = deps.clock.now();
   const job = f.held;
   await refundDailySend(deps, f.mailbox.id, f.day);

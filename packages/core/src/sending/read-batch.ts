@@ -78,7 +78,13 @@ export function rememberDomain(deps: Pick<Deps, 'store'>, mailbox: Pick<Mailbox,
  * breaker pair, and its domain when known (seen before in this process, or
  * named by the job, which the planner gave the planned mailbox's domain).
  */
-export function mailboxReads(deps: Pick<Deps, 'store'>, mailboxId: string, now: number, breakerCampaignId: string | undefined, domainHint?: string): Key[] {
+export function mailboxReads(
+  deps: Pick<Deps, 'store'>,
+  mailboxId: string,
+  now: number,
+  breakerCampaignId: string | undefined,
+  domainHint?: string,
+): Key[] {
   const domainId = domainOfMailbox.get(deps.store)?.get(mailboxId) ?? domainHint;
   return [
     mailboxKey(mailboxId),
@@ -90,5 +96,10 @@ export function mailboxReads(deps: Pick<Deps, 'store'>, mailboxId: string, now: 
 
 /** The first batch of a send: the job and everything its ref lets us name before reading it. */
 export function firstReads(deps: Pick<Deps, 'store'>, jobId: string, ref: JobRef | undefined, kindReads: Key[], now: number): Key[] {
-  return [jobKey(jobId), queueSwitchKey, ...kindReads, ...(ref?.mailboxId ? mailboxReads(deps, ref.mailboxId, now, ref.campaignId, ref.domainId) : [])];
+  return [
+    jobKey(jobId),
+    queueSwitchKey,
+    ...kindReads,
+    ...(ref?.mailboxId ? mailboxReads(deps, ref.mailboxId, now, ref.campaignId, ref.domainId) : []),
+  ];
 }

@@ -33,10 +33,20 @@ const MINUTE = 60_000;
 async function launched(deps: UnitDeps, emails: string[], opts: { dailyCap?: number; steps?: { waitDays: number; body: string }[] } = {}) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
   const box = await created(mailboxes.create, deps, {
-    email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', senderName: 'Rep', dailyCap: opts.dailyCap ?? 25,
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    senderName: 'Rep',
+    dailyCap: opts.dailyCap ?? 25,
   });
   const c = await created(campaigns.create, deps, {
-    name: 'C', aiPromptTemplate: 'x', subject: 'Hello {{firstName}}', template: 'Hi {{firstName}}, a note.', mailboxIds: [String(box.id)], steps: opts.steps ?? [],
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hello {{firstName}}',
+    template: 'Hi {{firstName}}, a note.',
+    mailboxIds: [String(box.id)],
+    steps: opts.steps ?? [],
   });
   const ids: string[] = [];
   for (const email of emails) ids.push(String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'F' })).id));
@@ -117,7 +127,12 @@ describe('the one send path, in memory', () => {
     const deps = unitDeps();
     const { ids } = await launched(deps, ['quoted@client.com']);
     const id = jobId(ids[0]!, 0);
-    deps.mailer.answer({ ok: false, kind: 'permanent', code: 550, detail: '550 5.1.1 <quoted@client.com>: Recipient address rejected: User unknown' });
+    deps.mailer.answer({
+      ok: false,
+      kind: 'permanent',
+      code: 550,
+      detail: '550 5.1.1 <quoted@client.com>: Recipient address rejected: User unknown',
+    });
     await queue(deps, id);
     expect(await sendJob(deps, id)).toBe('bounced');
     expect(deps.metrics.counts).toEqual({ Bounces: 1 });
@@ -125,7 +140,13 @@ describe('the one send path, in memory', () => {
     expect(line.detail).toBe('550 5.1.1 <<address>>: Recipient address rejected: User unknown');
     expect(JSON.stringify(deps.logs)).not.toContain('quoted@client.com');
     // The lead row shows why, in the reason table a bounce notice is read by, without the address.
-    expect((await leads.get(deps, ids[0]!)).bounce).toMatchObject({ status: '5.1.1', reason: 'user-unknown', hard: true, via: 'smtp', confirmed: true });
+    expect((await leads.get(deps, ids[0]!)).bounce).toMatchObject({
+      status: '5.1.1',
+      reason: 'user-unknown',
+      hard: true,
+      via: 'smtp',
+      confirmed: true,
+    });
     expect(JSON.stringify((await leads.get(deps, ids[0]!)).bounce)).not.toContain('quoted@client.com');
   });
 
@@ -135,7 +156,12 @@ describe('the one send path, in memory', () => {
     const id = jobId(ids[0]!, 0);
     deps.mailer.answer(
       { ok: false, kind: 'permanent', code: 552, detail: '552 5.2.2 <full@client.com>: Mailbox full' },
-      { ok: false, kind: 'permanent', code: 554, detail: '554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org' },
+      {
+        ok: false,
+        kind: 'permanent',
+        code: 554,
+        detail: '554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org',
+      },
     );
     await queue(deps, id);
     expect(await sendJob(deps, id)).toBe('rescheduled');
@@ -172,7 +198,8 @@ describe('the one send path, in memory', () => {
     // The reply lands in the narrowest window: after the send read the lead, right before its claim.
     const transact = deps.store.transact.bind(deps.store);
     deps.store.transact = async (ops) => {
-      if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED')) await transition(deps, leadFromItem((await deps.store.get(leadKey(ids[0]!)))!), 'REPLIED');
+      if (ops.some((op) => 'update' in op && op.change.set?.state === 'CLAIMED'))
+        await transition(deps, leadFromItem((await deps.store.get(leadKey(ids[0]!)))!), 'REPLIED');
       await transact(ops);
     };
     expect(await sendJob(deps, followUp)).toBe('cancelled');
@@ -186,7 +213,10 @@ describe('the one send path, in memory', () => {
     const id = jobId(ids[0]!, 0);
     await queue(deps, id);
     expect(await sendJob(deps, id)).toBe('rescheduled');
-    expect(await deps.store.get(mailboxKey(String(box.id)))).toMatchObject({ status: 'ERROR', lastError: 'The mailbox has no password to sign in with.' });
+    expect(await deps.store.get(mailboxKey(String(box.id)))).toMatchObject({
+      status: 'ERROR',
+      lastError: 'The mailbox has no password to sign in with.',
+    });
     expect(deps.mailer.sent).toHaveLength(0);
   });
 });
@@ -284,7 +314,9 @@ describe('the cost and bounds of a send, in memory', () => {
     const { ids, box } = await launched(deps, ['a@client.com']);
     // A password sealed under another context: it can never be opened.
     const other = await deps.store.get(mailboxKey(String(box.id)));
-    await deps.store.update(mailboxKey(String(box.id)), { set: { sealedPassword: String(other!.sealedPassword).replace(/\.[^.]+$/, '.AAAA') } });
+    await deps.store.update(mailboxKey(String(box.id)), {
+      set: { sealedPassword: String(other!.sealedPassword).replace(/\.[^.]+$/, '.AAAA') },
+    });
     const id = jobId(ids[0]!, 0);
     await queue(deps, id);
     for (let i = 1; i < MAX_SEND_ERRORS; i++) {
@@ -301,7 +333,14 @@ describe('the cost and bounds of a send, in memory', () => {
 
   it('keeps AI copy with the job: a retry after a lost slot does not call the provider again', async () => {
     let calls = 0;
-    const deps = unitDeps({ ai: { write: async () => `Written for you, call ${++calls}.`, choose: async () => { throw new Error('not asked here'); } } });
+    const deps = unitDeps({
+      ai: {
+        write: async () => `Written for you, call ${++calls}.`,
+        choose: async () => {
+          throw new Error('not asked here');
+        },
+      },
+    });
     await aiKeys.put(deps, 'openai', { apiKey: 'sk-test-1234567890' });
     const { ids, box, campaignId } = await launched(deps, ['a@client.com']);
     await campaigns.update(deps, campaignId, { aiProvider: 'OPENAI' });
@@ -381,8 +420,20 @@ describe('the launch check, in memory', () => {
   it('lists every problem at once: no senders, a domain without an address, an empty step', async () => {
     const deps = unitDeps();
     const domain = await created(domains.create, deps, { domainName: 'noaddr.com' });
-    const box = await created(mailboxes.create, deps, { email: 'x@noaddr.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Body', mailboxIds: [String(box.id)], steps: [{ waitDays: 2 }] });
+    const box = await created(mailboxes.create, deps, {
+      email: 'x@noaddr.com',
+      domainId: domain.id,
+      smtpHost: 'smtp.mail.test',
+      authPassword: 'pw',
+    });
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hi',
+      template: 'Body',
+      mailboxIds: [String(box.id)],
+      steps: [{ waitDays: 2 }],
+    });
     const check = await campaigns.launchCheck(deps, String(c.id));
     expect(check.canLaunch).toBe(false);
     expect(check.problems.map((p: { code: string }) => p.code).sort()).toEqual(['DOMAIN_NO_ADDRESS', 'STEP_EMPTY']);

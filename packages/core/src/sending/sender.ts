@@ -116,14 +116,22 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   const kind = kindOf(job);
   const ref = refOf(job);
   // A message without ids (queued by an older version) or with stale ones: what is missing, in one more batch.
-  await read.fetch(deps, [...kind.reads(ref), ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId, ref.domainId) : [])]);
+  await read.fetch(deps, [
+    ...kind.reads(ref),
+    ...(ref.mailboxId ? mailboxReads(deps, ref.mailboxId, read.at, ref.campaignId, ref.domainId) : []),
+  ]);
 
   // AI copy is kept with the job, whatever happens next: a retry never pays the provider twice.
   let keep: { aiBody?: string; aiVariant?: number } = {};
   const ctl: JobControl = {
     now,
     reschedule: async (dueAt, lastError) =>
-      (await move(deps, job, 'SCHEDULED', { due: { at: dueAt, now, open: ctl.open }, set: { ...keep, ...(lastError ? { lastError } : {}) } })) ? 'rescheduled' : 'ignored',
+      (await move(deps, job, 'SCHEDULED', {
+        due: { at: dueAt, now, open: ctl.open },
+        set: { ...keep, ...(lastError ? { lastError } : {}) },
+      }))
+        ? 'rescheduled'
+        : 'ignored',
     cancel: async (reason) => ((await move(deps, job, 'CANCELLED', { set: { reason } })) ? 'cancelled' : 'ignored'),
     park: async () => ((await move(deps, job, 'PARKED')) ? 'parked' : 'ignored'),
   };
@@ -148,7 +156,13 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
   let composed: Composed | undefined;
   let composedFor = '';
   for (let round = 0; ; round++) {
-    const chosen = await chooseSoon(deps, plan, read, (wallMs) => !(opts.timeLeft && opts.timeLeft() < wallMs + SMTP_BUDGET_MS), kind.unthrottled);
+    const chosen = await chooseSoon(
+      deps,
+      plan,
+      read,
+      (wallMs) => !(opts.timeLeft && opts.timeLeft() < wallMs + SMTP_BUDGET_MS),
+      kind.unthrottled,
+    );
     now = deps.clock.now();
     if ('cancel' in chosen) return ctl.cancel(chosen.cancel);
     if ('waitUntil' in chosen) return unlessSuppressed(() => ctl.reschedule(chosen.waitUntil));
@@ -172,7 +186,8 @@ async function sendRead(deps: Deps, job: Job, read: Reads, opts: SendOptions, at
         deps.log.warn('send refused by a guardrail', { jobId: id, rule: err.rule });
         return ctl.reschedule(now + HOUR, err.message);
       }
-      if (composed.aiGenerated && composed.aiBody) keep = { aiBody: composed.aiBody, ...(plan.copyVariant !== undefined ? { aiVariant: plan.copyVariant } : {}) };
+      if (composed.aiGenerated && composed.aiBody)
+        keep = { aiBody: composed.aiBody, ...(plan.copyVariant !== undefined ? { aiVariant: plan.copyVariant } : {}) };
     }
 
     let transport: MailboxTransport;

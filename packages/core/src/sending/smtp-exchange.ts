@@ -25,7 +25,15 @@ import type { SendWindow } from './due.ts';
  */
 export async function startAndSend(
   deps: Deps,
-  s: { job: Job; plan: SendPlan; mailbox: Mailbox; composed: Composed; transport: MailboxTransport; claim: Exclude<Claim, string>; open: SendWindow | undefined },
+  s: {
+    job: Job;
+    plan: SendPlan;
+    mailbox: Mailbox;
+    composed: Composed;
+    transport: MailboxTransport;
+    claim: Exclude<Claim, string>;
+    open: SendWindow | undefined;
+  },
 ): Promise<SendOutcome> {
   const { claimId, day } = s.claim;
   // Attempts count SMTP tries only; losing a slot race is not a try.
@@ -41,7 +49,12 @@ export async function startAndSend(
       // From here the email may leave: a crash after this write is an unknown outcome, never a resend.
       await deps.store.update(jobKey(s.job.id), {
         set: { smtpStartedAt: deps.wallClock.now() },
-        if: { and: [{ attr: 'state', op: '=', value: 'CLAIMED' }, { attr: 'claimId', op: '=', value: claimId }] },
+        if: {
+          and: [
+            { attr: 'state', op: '=', value: 'CLAIMED' },
+            { attr: 'claimId', op: '=', value: claimId },
+          ],
+        },
       });
       mark.state = 'done';
     } catch (err) {
@@ -52,7 +65,9 @@ export async function startAndSend(
   };
   // One SMTP exchange at a time per mailbox (its connection is one): a crash leaves at most one send per mailbox
   // with an unknown outcome, the others simply due again.
-  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () => deps.mailer.send(s.transport, s.composed.email, { beforeMessage }).finally(transfer.leave));
+  const result = await inTurn(deps, `smtp:${s.mailbox.id}`, () =>
+    deps.mailer.send(s.transport, s.composed.email, { beforeMessage }).finally(transfer.leave),
+  );
   if (mark.error) throw mark.error;
   if (mark.state === 'lost') {
     // Settled by someone else meanwhile (a recovery that took this claim for dead): not ours to send, and nothing went.

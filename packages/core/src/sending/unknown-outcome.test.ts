@@ -25,9 +25,19 @@ const DAY = 86_400_000;
 /** A launched two-step campaign on one SMTP-only mailbox, with one lead. */
 async function launched(deps: UnitDeps) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', senderName: 'Rep' });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    senderName: 'Rep',
+  });
   const c = await created(campaigns.create, deps, {
-    name: 'C', aiPromptTemplate: 'x', subject: 'Hello {{firstName}}', template: 'Hi {{firstName}}, a note.', mailboxIds: [box.id],
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hello {{firstName}}',
+    template: 'Hi {{firstName}}, a note.',
+    mailboxIds: [box.id],
     steps: [{ waitDays: 2, body: 'Following up.' }],
   });
   const lead = await created(leads.create, deps, { campaignId: c.id, email: 'a@client.com', firstName: 'F' });
@@ -76,7 +86,15 @@ describe('an unknown outcome with no Sent folder to settle it', () => {
     const messageId = 'f00dfeed@sender.com';
     await deps.store.transact(
       moveOps(planned, 'CLAIMED', {
-        set: { claimId: 'dead', claimedAt: deps.clock.now(), messageId, subject: 'Hello F', aiGenerated: false, smtpStartedAt: deps.wallClock.now(), attempts: 1 },
+        set: {
+          claimId: 'dead',
+          claimedAt: deps.clock.now(),
+          messageId,
+          subject: 'Hello F',
+          aiGenerated: false,
+          smtpStartedAt: deps.wallClock.now(),
+          attempts: 1,
+        },
         wallNow: deps.wallClock.now(),
       }),
     );
@@ -114,10 +132,25 @@ describe('the part of a send where a crash loses the email', () => {
     const deps = unitDeps({ mailer: slow });
     const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
     const boxes = [];
-    for (const name of ['a', 'b', 'c']) boxes.push(await created(mailboxes.create, deps, { email: `${name}@sender.com`, domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' }));
-    const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi, a note.', mailboxIds: boxes.map((b) => b.id) });
+    for (const name of ['a', 'b', 'c'])
+      boxes.push(
+        await created(mailboxes.create, deps, {
+          email: `${name}@sender.com`,
+          domainId: domain.id,
+          smtpHost: 'smtp.mail.test',
+          authPassword: 'pw',
+        }),
+      );
+    const c = await created(campaigns.create, deps, {
+      name: 'C',
+      aiPromptTemplate: 'x',
+      subject: 'Hello',
+      template: 'Hi, a note.',
+      mailboxIds: boxes.map((b) => b.id),
+    });
     const ids = [];
-    for (const email of ['x@client.com', 'y@client.com', 'z@client.com']) ids.push((await created(leads.create, deps, { campaignId: c.id, email })).id);
+    for (const email of ['x@client.com', 'y@client.com', 'z@client.com'])
+      ids.push((await created(leads.create, deps, { campaignId: c.id, email })).id);
     await campaigns.launch(deps, c.id);
     for (const id of ids) await queue(deps, jobId(id, 0));
 

@@ -26,10 +26,25 @@ const schedule = { timezone: 'Europe/Berlin', ...WINDOW, days: [...WINDOW.days] 
 
 async function launched(deps: UnitDeps, people: Record<string, Record<string, string>>, steps: { waitDays: number; body: string }[] = []) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St\nSpringfield' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw', dailyCap: 100 });
-  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hello', template: 'Hi, a note.', mailboxIds: [String(box.id)], steps, schedule });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+    dailyCap: 100,
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hello',
+    template: 'Hi, a note.',
+    mailboxIds: [String(box.id)],
+    steps,
+    schedule,
+  });
   const ids: Record<string, string> = {};
-  for (const [email, customFields] of Object.entries(people)) ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, customFields })).id);
+  for (const [email, customFields] of Object.entries(people))
+    ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, customFields })).id);
   await campaigns.launch(deps, String(c.id));
   return { campaignId: String(c.id), ids };
 }
@@ -40,7 +55,7 @@ async function queueNow(deps: UnitDeps, id: string) {
 }
 
 describe('sending windows on the send path', () => {
-  it('dueTime waits for the next opening in the lead\'s zone, and is the wanted time inside the window', () => {
+  it("dueTime waits for the next opening in the lead's zone, and is the wanted time inside the window", () => {
     const ny = sendWindow(schedule, { timezone: 'America/New_York' })!;
     expect(ny).toMatchObject({ timezone: 'America/New_York', timezoneSource: 'lead' });
     expect(dueTime(MON_0900_UTC, MON_0900_UTC, ny)).toBe(Date.UTC(2026, 2, 2, 14));
@@ -48,9 +63,12 @@ describe('sending windows on the send path', () => {
     expect(dueTime(MON_0900_UTC + HOUR, MON_0900_UTC, undefined)).toBe(MON_0900_UTC + HOUR);
   });
 
-  it('plans each first email into its lead\'s window, and a job claimed outside it waits for the opening and then goes, dated by the engine clock', async () => {
+  it("plans each first email into its lead's window, and a job claimed outside it waits for the opening and then goes, dated by the engine clock", async () => {
     const deps = unitDeps();
-    const { ids } = await launched(deps, { 'ny@client.com': { timezone: 'America/New_York' }, 'ktm@client.com': { timezone: 'Asia/Kathmandu' } });
+    const { ids } = await launched(deps, {
+      'ny@client.com': { timezone: 'America/New_York' },
+      'ktm@client.com': { timezone: 'Asia/Kathmandu' },
+    });
     const ny = jobId(ids['ny@client.com']!, 0);
     const ktm = jobId(ids['ktm@client.com']!, 0);
     expect((await getJob(deps, ny))!.dueAt).toBe(Date.UTC(2026, 2, 2, 14));
@@ -76,7 +94,7 @@ describe('sending windows on the send path', () => {
     expect((await getJob(deps, ktm))!.dueAt).toBe(Date.UTC(2026, 2, 3, 3, 15));
   });
 
-  it('spaces one mailbox\'s first emails after a window\'s opening as it would have at any hour, and leaves an open zone\'s leads where they were', async () => {
+  it("spaces one mailbox's first emails after a window's opening as it would have at any hour, and leaves an open zone's leads where they were", async () => {
     const deps = unitDeps();
     const { ids } = await launched(deps, {
       'a@client.com': { timezone: 'America/New_York' },
@@ -93,7 +111,7 @@ describe('sending windows on the send path', () => {
     expect([0, 1, 2, 3].map((k) => MON_0900_UTC + k * spacing)).toContain(await due('c@client.com'));
   });
 
-  it('a follow-up waits its waitDays from the send before it, then for the window (Friday + 1 day: Monday\'s opening)', async () => {
+  it("a follow-up waits its waitDays from the send before it, then for the window (Friday + 1 day: Monday's opening)", async () => {
     const deps = unitDeps();
     const friday1500Berlin = Date.UTC(2026, 2, 6, 14);
     deps.clock.set(friday1500Berlin);
@@ -108,7 +126,7 @@ describe('sending windows on the send path', () => {
     expect(next.dueAt).toBeGreaterThanOrEqual(sentAt + 86_400_000);
   });
 
-  it('a send tried again later (a 4xx at 16:58) and a step held for an out-of-office answer wait for the lead\'s window, not only the claim', async () => {
+  it("a send tried again later (a 4xx at 16:58) and a step held for an out-of-office answer wait for the lead's window, not only the claim", async () => {
     const deps = unitDeps();
     const { ids } = await launched(deps, { 'ber@client.com': {} }, [{ waitDays: 1, body: 'Bump.' }]);
     const id = jobId(ids['ber@client.com']!, 0);
@@ -126,8 +144,16 @@ describe('sending windows on the send path', () => {
     const messageId = deps.mailer.sent.at(-1)!.email.messageId;
     const [mailbox] = await mailboxes.list(deps);
     const ooo: InboundMessage = {
-      uid: 1, receivedAt: deps.clock.now(), messageId: 'ooo@client.com', inReplyTo: [messageId], references: [], to: ['rep@sender.com'],
-      from: 'ber@client.com', subject: 'Out of office', headers: { 'auto-submitted': 'auto-replied' }, text: 'Out of the office, back on 6 March.',
+      uid: 1,
+      receivedAt: deps.clock.now(),
+      messageId: 'ooo@client.com',
+      inReplyTo: [messageId],
+      references: [],
+      to: ['rep@sender.com'],
+      from: 'ber@client.com',
+      subject: 'Out of office',
+      headers: { 'auto-submitted': 'auto-replied' },
+      text: 'Out of the office, back on 6 March.',
     };
     expect(await applyMessages(deps, await mailboxes.get(deps, String(mailbox!.id)), [ooo])).toEqual(['AUTO_REPLY']);
     expect((await getJob(deps, jobId(ids['ber@client.com']!, 1)))!.dueAt).toBe(Date.UTC(2026, 2, 9, 8));
@@ -135,7 +161,9 @@ describe('sending windows on the send path', () => {
 
   it('a scheduled send still costs 4 store requests: the window is read from the campaign and lead rows the send reads anyway', async () => {
     const deps = unitDeps();
-    const { ids } = await launched(deps, { 'a@client.com': { timezone: 'Asia/Kolkata' }, 'b@client.com': { country: 'IN' } }, [{ waitDays: 2, body: 'Again.' }]);
+    const { ids } = await launched(deps, { 'a@client.com': { timezone: 'Asia/Kolkata' }, 'b@client.com': { country: 'IN' } }, [
+      { waitDays: 2, body: 'Again.' },
+    ]);
     const [a, b] = Object.values(ids).map((l) => jobId(l, 0));
     await queueNow(deps, a!);
     expect(await sendJob(deps, a!)).toBe('sent');

@@ -65,7 +65,10 @@ async function loadOrCreate({ store, keys }: Pick<Deps, 'store' | 'keys'>, name:
     await store.transact([
       { put: { ...key, sealed: await sealSecret(keys, fresh.toString('base64'), context) }, if: { itemExists: false } },
       // A new salt means no suppression exists yet: from here every one is also in the suppression index (suppression/keys.ts).
-      { update: installRecordKey, change: { set: { [name]: true, ...(name === 'SUPPRESSION_SALT' ? { suppressionsIndexed: true } : {}) } } },
+      {
+        update: installRecordKey,
+        change: { set: { [name]: true, ...(name === 'SUPPRESSION_SALT' ? { suppressionsIndexed: true } : {}) } },
+      },
     ]);
     return fresh;
   } catch (err) {

@@ -30,7 +30,11 @@ export async function suppress(deps: D & Pick<Deps, 'wallClock'>, email: string,
 }
 
 /** The list entry's write, for a caller's transaction (a bounce writes it with the lead's move). */
-export async function suppressOp(deps: D & Pick<Deps, 'wallClock'>, email: string, reason: SuppressionReason): Promise<Extract<TransactOp, { put: unknown }>> {
+export async function suppressOp(
+  deps: D & Pick<Deps, 'wallClock'>,
+  email: string,
+  reason: SuppressionReason,
+): Promise<Extract<TransactOp, { put: unknown }>> {
   return { put: toItem(await addressHash(deps, email), reason, new Date(deps.wallClock.now()).toISOString()) };
 }
 

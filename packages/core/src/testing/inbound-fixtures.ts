@@ -15,8 +15,21 @@ import { created, type UnitDeps } from './unit-deps.ts';
 /** A campaign of one mailbox (rep@sender.com) with a follow-up, launched, and its first email sent to each address. */
 export async function sentTo(deps: UnitDeps, emails: string[], campaign: Record<string, unknown> = {}) {
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi {{firstName}}', template: 'Hello.', mailboxIds: [String(box.id)], steps: [{ waitDays: 3, body: 'Bump.' }], ...campaign });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hi {{firstName}}',
+    template: 'Hello.',
+    mailboxIds: [String(box.id)],
+    steps: [{ waitDays: 3, body: 'Bump.' }],
+    ...campaign,
+  });
   const ids: Record<string, string> = {};
   for (const email of emails) ids[email] = String((await created(leads.create, deps, { campaignId: c.id, email, firstName: 'F' })).id);
   await campaigns.launch(deps, String(c.id));
@@ -33,6 +46,14 @@ export async function sentTo(deps: UnitDeps, emails: string[], campaign: Record<
 
 /** A message from the mailbox's INBOX; a plain reply unless told otherwise. */
 export const message = (over: Partial<InboundMessage>): InboundMessage => ({
-  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please.', ...over,
+  uid: 1,
+  receivedAt: Date.UTC(2026, 2, 2, 12),
+  messageId: `m${Math.random()}@client.com`,
+  inReplyTo: [],
+  references: [],
+  to: ['rep@sender.com'],
+  subject: 'Re: Hi',
+  headers: {},
+  text: 'Yes please.',
+  ...over,
 });
-

@@ -107,7 +107,9 @@ function toAttr(v: unknown): AV {
   if (typeof v === 'number' || type === 'Number') return { N: jsNumber(Number(v)) };
   if (typeof v === 'bigint') return { N: canonicalNumber(v.toString()) };
   if (typeof v === 'string' || type === 'String') return { S: String(v) };
-  throw new Error(`Unsupported type passed: ${String(v)}. Pass options.convertClassInstanceToMap=true to marshall typeof object as map attribute.`);
+  throw new Error(
+    `Unsupported type passed: ${String(v)}. Pass options.convertClassInstanceToMap=true to marshall typeof object as map attribute.`,
+  );
 }
 
 function* enumerable(o: object): Iterable<[string, unknown]> {
@@ -135,7 +137,8 @@ function toSet(set: Set<unknown>): AV {
   else if (BINARY_TYPES.has(typeName(first) ?? '')) out = { BS: members.map((b) => bytes(b as ArrayBufferView)) };
   else throw new Error('Only Number Set (NS), Binary Set (BS) or String Set (SS) are allowed.');
   const seen = 'SS' in out ? out.SS : 'NS' in out ? out.NS : (out as { BS: Uint8Array[] }).BS.map((b) => Buffer.from(b).toString('base64'));
-  if (new Set(seen).size !== seen.length) throw new ValidationException('One or more parameter values were invalid: Input collection contains duplicates');
+  if (new Set(seen).size !== seen.length)
+    throw new ValidationException('One or more parameter values were invalid: Input collection contains duplicates');
   return out;
 }
 
@@ -144,8 +147,10 @@ const bytes = (v: ArrayBufferView) => new Uint8Array(v.buffer, v.byteOffset, v.b
 /** A JS number as the SDK writes it: it refuses NaN, infinities and unsafe integers before sending. */
 function jsNumber(n: number): string {
   if (Number.isNaN(n) || !Number.isFinite(n)) throw new Error(`Special numeric value ${n} is not allowed`);
-  if (n > Number.MAX_SAFE_INTEGER) throw new Error(`Number ${n} is greater than Number.MAX_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.`);
-  if (n < Number.MIN_SAFE_INTEGER) throw new Error(`Number ${n} is lesser than Number.MIN_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.`);
+  if (n > Number.MAX_SAFE_INTEGER)
+    throw new Error(`Number ${n} is greater than Number.MAX_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.`);
+  if (n < Number.MIN_SAFE_INTEGER)
+    throw new Error(`Number ${n} is lesser than Number.MIN_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.`);
   return canonicalNumber(String(n));
 }
 
@@ -220,8 +225,10 @@ function checkedDecimal(d: Decimal): string {
     const digits = (d.coef < 0n ? -d.coef : d.coef).toString().length;
     if (digits > 38) throw new ValidationException('Attempting to store more than 38 significant digits in a Number');
     const magnitude = digits - 1 + d.exp;
-    if (magnitude > 125) throw new ValidationException('Number overflow. Attempting to store a number with magnitude larger than supported range');
-    if (magnitude < -130) throw new ValidationException('Number underflow. Attempting to store a number with magnitude smaller than supported range');
+    if (magnitude > 125)
+      throw new ValidationException('Number overflow. Attempting to store a number with magnitude larger than supported range');
+    if (magnitude < -130)
+      throw new ValidationException('Number underflow. Attempting to store a number with magnitude smaller than supported range');
   }
   return formatDecimal(d);
 }
@@ -328,7 +335,9 @@ const idOf = (item: Stored) => id(str(item.pk), str(item.sk));
 const str = (v: AV | undefined) => (v as { S: string }).S;
 
 const emptyKey = (attr: string) =>
-  new ValidationException(`One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: ${attr}`);
+  new ValidationException(
+    `One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: ${attr}`,
+  );
 
 function checkKeyAttr(attr: string, v: AV | undefined): string {
   if (v === undefined) throw new ValidationException('One of the required keys was not given a value');
@@ -348,10 +357,14 @@ function checkKeyAttr(attr: string, v: AV | undefined): string {
 function checkKeySize(attr: string, value: string): void {
   const bytes = Buffer.byteLength(value, 'utf8');
   if (attr.endsWith('pk') && bytes > MAX_PARTITION_KEY_BYTES) {
-    throw new ValidationException(`One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of ${MAX_PARTITION_KEY_BYTES} bytes`);
+    throw new ValidationException(
+      `One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of ${MAX_PARTITION_KEY_BYTES} bytes`,
+    );
   }
   if (attr.endsWith('sk') && bytes > MAX_SORT_KEY_BYTES) {
-    throw new ValidationException(`One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of ${MAX_SORT_KEY_BYTES} bytes`);
+    throw new ValidationException(
+      `One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of ${MAX_SORT_KEY_BYTES} bytes`,
+    );
   }
 }
 
@@ -383,7 +396,8 @@ function checkItem(item: Stored): void {
     }
   }
   // As the DynamoDB adapter answers DynamoDB's own refusal: a sentence for the client, not a fault.
-  if (itemSize(item) > MAX_ITEM_BYTES) throw new EngineError('TOO_LARGE', 'This record would be larger than the table takes (400 KB an item): shorten its text.');
+  if (itemSize(item) > MAX_ITEM_BYTES)
+    throw new EngineError('TOO_LARGE', 'This record would be larger than the table takes (400 KB an item): shorten its text.');
 }
 
 function marshalItem(item: Item): Stored {
@@ -397,7 +411,8 @@ function marshalItem(item: Item): Stored {
 // Expressions: checked when the request is made, then applied to the stored item.
 
 function checkName(attr: string): void {
-  if (typeof attr !== 'string' || attr === '') throw new ValidationException('ExpressionAttributeNames contains invalid value: Empty attribute name');
+  if (typeof attr !== 'string' || attr === '')
+    throw new ValidationException('ExpressionAttributeNames contains invalid value: Empty attribute name');
 }
 
 /** A value bound into an expression; the document client drops an undefined one, which DynamoDB then finds missing. */
@@ -413,7 +428,11 @@ function compileCondition(c: Condition, top = true): Predicate {
   if ('and' in c || 'or' in c) {
     const list = 'and' in c ? c.and : c.or;
     if (!list.length) {
-      throw new ValidationException(top ? 'Invalid ConditionExpression: The expression can not be empty;' : 'Invalid ConditionExpression: Syntax error; token: ")", near: "()"');
+      throw new ValidationException(
+        top
+          ? 'Invalid ConditionExpression: The expression can not be empty;'
+          : 'Invalid ConditionExpression: Syntax error; token: ")", near: "()"',
+      );
     }
     const parts = list.map((x) => compileCondition(x, false));
     return 'and' in c ? (item) => parts.every((p) => p(item)) : (item) => parts.some((p) => p(item));
@@ -424,7 +443,9 @@ function compileCondition(c: Condition, top = true): Predicate {
   const op: Comparison = c.op;
   if (op !== '=' && op !== '<>' && !('S' in value || 'N' in value || 'B' in value)) {
     const type = Object.keys(value)[0];
-    throw new ValidationException(`Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: ${op}, operand type: ${type}`);
+    throw new ValidationException(
+      `Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: ${op}, operand type: ${type}`,
+    );
   }
   return (item) => {
     const stored = item?.[c.attr];
@@ -459,11 +480,16 @@ function compileUpdate(u: Update): Change {
     seen.add(p);
   }
   for (const p of ['pk', 'sk']) {
-    if (seen.has(p)) throw new ValidationException(`One or more parameter values were invalid: Cannot update attribute ${p}. This attribute is part of the key`);
+    if (seen.has(p))
+      throw new ValidationException(
+        `One or more parameter values were invalid: Cannot update attribute ${p}. This attribute is part of the key`,
+      );
   }
   for (const [k, v] of add) {
     if (!('N' in v)) {
-      throw new ValidationException(`Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: ${Object.keys(v)[0]}, typeSet: ALLOWED_FOR_ADD_OPERAND (${k})`);
+      throw new ValidationException(
+        `Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: ${Object.keys(v)[0]}, typeSet: ALLOWED_FOR_ADD_OPERAND (${k})`,
+      );
     }
   }
   return (key, before) => {
@@ -472,7 +498,8 @@ function compileUpdate(u: Update): Change {
     for (const [k, v] of set) after[k] = v;
     for (const [k, v] of add) {
       const current = after[k];
-      if (current !== undefined && !('N' in current)) throw new ValidationException('An operand in the update expression has an incorrect data type');
+      if (current !== undefined && !('N' in current))
+        throw new ValidationException('An operand in the update expression has an incorrect data type');
       after[k] = { N: addNumbers(current ? current.N : '0', (v as { N: string }).N) };
     }
     for (const k of remove) delete after[k];
@@ -482,7 +509,6 @@ function compileUpdate(u: Update): Change {
 }
 
 // Cursors are the adapter's own (ports/cursor.ts): the last key read, base64url JSON.
-
 
 // ---------------------------------------------------------------------------
 
@@ -590,8 +616,14 @@ export class MemoryStore implements Store {
 
   async transact(ops: TransactOp[]): Promise<void> {
     this.requests.transact++;
-    if (!ops.length) throw new ValidationException("1 validation error detected: Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
-    if (ops.length > 100) throw new ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+    if (!ops.length)
+      throw new ValidationException(
+        "1 validation error detected: Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
+      );
+    if (ops.length > 100)
+      throw new ValidationException(
+        "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
+      );
     // The request as a whole is checked first, as DynamoDB does.
     const planned = ops.map((op) => {
       if ('put' in op) {
@@ -665,9 +697,11 @@ export class MemoryStore implements Store {
     const pkAttr = q.index ? `${q.index}pk` : 'pk';
     const skAttr = q.index ? `${q.index}sk` : 'sk';
     if (q.index !== undefined && !INDEXES.includes(q.index)) throw new ValidationException('The table does not have the specified index');
-    if (typeof q.pk !== 'string') throw new ValidationException('One or more parameter values were invalid: Condition parameter type does not match schema type');
+    if (typeof q.pk !== 'string')
+      throw new ValidationException('One or more parameter values were invalid: Condition parameter type does not match schema type');
     if (q.pk === '') throw emptyKey(pkAttr);
-    if (q.skBeginsWith !== undefined && q.skBetween) throw new ValidationException('KeyConditionExpressions must only contain one condition per key');
+    if (q.skBeginsWith !== undefined && q.skBetween)
+      throw new ValidationException('KeyConditionExpressions must only contain one condition per key');
     if (q.skBeginsWith !== undefined) {
       const prefix = q.skBeginsWith;
       if (prefix === '') throw emptyKey(skAttr);
@@ -699,7 +733,8 @@ export class MemoryStore implements Store {
   private startPosition(start: Record<string, unknown>, range: KeyRange): string[] {
     const attrs = range.index ? ['pk', 'sk', range.pkAttr, range.skAttr] : ['pk', 'sk'];
     const given = Object.keys(start);
-    if (given.length !== attrs.length || !attrs.every((a) => given.includes(a))) throw new ValidationException('The provided starting key is invalid');
+    if (given.length !== attrs.length || !attrs.every((a) => given.includes(a)))
+      throw new ValidationException('The provided starting key is invalid');
     for (const a of attrs) {
       const v = start[a];
       if (typeof v !== 'string') throw new ValidationException('The provided starting key is invalid: Type mismatch for attribute');

@@ -116,7 +116,12 @@ export function unitDeps(overrides: Partial<Deps> = {}): UnitDeps {
     config: { publicBaseUrl: 'https://outbound.example.com', rateLimits: false, timeScale: 1 },
     signIn: { smtp: async () => ({ ok: true }), imap: async () => ({ ok: true }) },
     mailer: new RecordingMailer(),
-    mailReader: { readInbox: unused('mail reader'), sentContains: unused('mail reader'), spamFolder: unused('mail reader'), placementOf: unused('mail reader') },
+    mailReader: {
+      readInbox: unused('mail reader'),
+      sentContains: unused('mail reader'),
+      spamFolder: unused('mail reader'),
+      placementOf: unused('mail reader'),
+    },
     ai: { write: unused('AI writer'), choose: unused('AI writer') },
     oauth: { exchangeCode: unused('OAuth client'), refresh: unused('OAuth client'), profile: unused('OAuth client') },
     queue: { enqueue: async (messages) => void queued.push(...messages) },
@@ -149,6 +154,10 @@ function memoryBlobs(): Deps['blobs'] {
     put: async (key, body) => void blobs.set(key, Buffer.from(body)),
     get: async (key) => blobs.get(key),
     delete: async (key) => void blobs.delete(key),
-    uploadTicket: async (key, { bytes, contentType }) => ({ url: `memory://${key}?bytes=${bytes}`, method: 'PUT', headers: { 'content-type': contentType } }),
+    uploadTicket: async (key, { bytes, contentType }) => ({
+      url: `memory://${key}?bytes=${bytes}`,
+      method: 'PUT',
+      headers: { 'content-type': contentType },
+    }),
   };
 }

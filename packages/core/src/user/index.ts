@@ -31,6 +31,7 @@ export const upsert = verb(UserInput, async (deps: Pick<Deps, 'store' | 'wallClo
     ...(existing ? { passwordChangedAt: nowMs } : {}),
   });
   // A reset also lifts a lockout: whoever locked it out no longer holds the password that matters.
-  if (existing) for (const guard of await queryAll(deps.store, loginGuards(input.email))) await deps.store.delete({ pk: guard.pk, sk: guard.sk });
+  if (existing)
+    for (const guard of await queryAll(deps.store, loginGuards(input.email))) await deps.store.delete({ pk: guard.pk, sk: guard.sk });
   return { email: input.email, created: !existing };
 });

@@ -58,10 +58,19 @@ export async function sweep(deps: SweepDeps, opts: { requeueAll?: boolean } = {}
   let cursor: string | undefined;
   let seen = 0;
   do {
-    const page = await deps.store.query({ ...pendingDeliveries(), skBetween: ['0', `${pendingSk(horizon, '~', '~')}`], limit: SWEEP_PAGE, cursor });
+    const page = await deps.store.query({
+      ...pendingDeliveries(),
+      skBetween: ['0', `${pendingSk(horizon, '~', '~')}`],
+      limit: SWEEP_PAGE,
+      cursor,
+    });
     cursor = page.cursor;
     seen += page.items.length;
-    const due = page.items.map(deliveryFromItem).filter((d) => !d.delivered && !d.givenUp && !((d.claimUntil ?? 0) > wallNow) && (opts.requeueAll || !((d.queuedUntil ?? 0) > wallNow)));
+    const due = page.items
+      .map(deliveryFromItem)
+      .filter(
+        (d) => !d.delivered && !d.givenUp && !((d.claimUntil ?? 0) > wallNow) && (opts.requeueAll || !((d.queuedUntil ?? 0) > wallNow)),
+      );
     for (const d of due) {
       const delayMs = Math.max(0, d.dueAt - now);
       if (await markQueued(deps, d, wallNow + delayMs / scale + QUEUE_GRACE_MS)) {
@@ -76,7 +85,10 @@ export async function sweep(deps: SweepDeps, opts: { requeueAll?: boolean } = {}
 /** Only while no attempt has been made since it was read: a stale read queues nothing. */
 async function markQueued(deps: Pick<Deps, 'store'>, d: Delivery, until: number): Promise<boolean> {
   try {
-    await deps.store.update(deliveryKey(d.webhookId, d.eventId), { set: { queuedUntil: Math.ceil(until) }, if: { attr: 'attempts', op: '=', value: d.attempts } });
+    await deps.store.update(deliveryKey(d.webhookId, d.eventId), {
+      set: { queuedUntil: Math.ceil(until) },
+      if: { attr: 'attempts', op: '=', value: d.attempts },
+    });
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
@@ -113,7 +125,19 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
         set: { claimUntil: wallNow + CLAIM_MS },
         remove: ['queuedUntil'],
         // Not given up: an erase between the read above and this claim gives the event up, and it must not go.
-        if: { and: [{ attr: 'attempts', op: '=', value: d.attempts }, { attr: 'delivered', op: '=', value: false }, { attr: 'givenUp', exists: false }, { or: [{ attr: 'claimUntil', exists: false }, { attr: 'claimUntil', op: '<', value: wallNow }] }] },
+        if: {
+          and: [
+            { attr: 'attempts', op: '=', value: d.attempts },
+            { attr: 'delivered', op: '=', value: false },
+            { attr: 'givenUp', exists: false },
+            {
+              or: [
+                { attr: 'claimUntil', exists: false },
+                { attr: 'claimUntil', op: '<', value: wallNow },
+              ],
+            },
+          ],
+        },
       }),
     );
   } catch (err) {
@@ -146,10 +170,19 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
     lastStatus: outcome.status ?? null,
     lastAttemptAt: new Date(now).toISOString(),
   };
-  const error = outcome.status === undefined ? { lastError: outcome.error } : outcome.status >= 300 && outcome.status < 400 ? { lastError: 'the receiver answered with a redirect, which is not followed' } : {};
+  const error =
+    outcome.status === undefined
+      ? { lastError: outcome.error }
+      : outcome.status >= 300 && outcome.status < 400
+        ? { lastError: 'the receiver answered with a redirect, which is not followed' }
+        : {};
   if (ok || attempts >= MAX_ATTEMPTS) {
-    await deps.store.update(key, { set: { ...base, ...endedExpiry(deps.wallClock.now()), ...(ok ? { delivered: true } : { givenUp: true, ...error }) }, remove: [...withoutPendingIndex(), 'claimUntil', ...(ok ? ['lastError'] : [])] });
-    if (!ok) deps.log.warn('webhooks: an event was given up after its last attempt', { webhookId: d.webhookId, eventId: d.eventId, attempts });
+    await deps.store.update(key, {
+      set: { ...base, ...endedExpiry(deps.wallClock.now()), ...(ok ? { delivered: true } : { givenUp: true, ...error }) },
+      remove: [...withoutPendingIndex(), 'claimUntil', ...(ok ? ['lastError'] : [])],
+    });
+    if (!ok)
+      deps.log.warn('webhooks: an event was given up after its last attempt', { webhookId: d.webhookId, eventId: d.eventId, attempts });
     return ok ? 'delivered' : 'gave-up';
   }
   const delayMs = RETRY_DELAYS_MS[d.attempts]!;
@@ -157,12 +190,20 @@ export async function deliver(deps: DeliverDeps, msg: Pick<DeliveryMessage, 'web
   const scale = deps.config.timeScale || 1;
   const inReach = delayMs / scale <= QUEUE_REACH_MS;
   await deps.store.update(key, {
-    set: { ...base, ...error, dueAt, ...pendingIndex(dueAt, d.webhookId, d.eventId), ...(inReach ? { queuedUntil: Math.ceil(deps.wallClock.now() + delayMs / scale + QUEUE_GRACE_MS) } : {}) },
+    set: {
+      ...base,
+      ...error,
+      dueAt,
+      ...pendingIndex(dueAt, d.webhookId, d.eventId),
+      ...(inReach ? { queuedUntil: Math.ceil(deps.wallClock.now() + delayMs / scale + QUEUE_GRACE_MS) } : {}),
+    },
     remove: ['claimUntil'],
   });
   if (inReach) {
     // Lost, it is the sweep's once queuedUntil passes.
-    await deps.webhookQueue.enqueue([{ webhookId: d.webhookId, eventId: d.eventId, attempt: attempts, delayMs }]).catch((err) => deps.log.warn('webhooks: a retry could not be queued; the sweep will', { err }));
+    await deps.webhookQueue
+      .enqueue([{ webhookId: d.webhookId, eventId: d.eventId, attempt: attempts, delayMs }])
+      .catch((err) => deps.log.warn('webhooks: a retry could not be queued; the sweep will', { err }));
   }
   return 'retry';
 }

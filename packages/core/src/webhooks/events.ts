@@ -89,7 +89,13 @@ export async function eventOps(
   return to.map((s) => ({
     put: {
       ...deliveryKey(s.id, id),
-      ...deliveryIndexes({ webhookId: s.id, eventId: id, createdAt, dueAt: now, leadId: typeof data.leadId === 'string' ? data.leadId : undefined }),
+      ...deliveryIndexes({
+        webhookId: s.id,
+        eventId: id,
+        createdAt,
+        dueAt: now,
+        leadId: typeof data.leadId === 'string' ? data.leadId : undefined,
+      }),
       webhookId: s.id,
       eventId: id,
       type,
@@ -135,7 +141,20 @@ export const bounceEventOps = (
   lead: { id: string; campaignId: string; email: string },
   mailboxId: string,
   bounce: { status: string; diagnostic?: string },
-) => eventOps(deps, 'email.bounced', { leadId: lead.id, campaignId: lead.campaignId, mailboxId, email: lead.email, status: bounce.status, diagnostic: bounce.diagnostic ?? '' }, `LEAD#${lead.id}#BOUNCED`);
+) =>
+  eventOps(
+    deps,
+    'email.bounced',
+    {
+      leadId: lead.id,
+      campaignId: lead.campaignId,
+      mailboxId,
+      email: lead.email,
+      status: bounce.status,
+      diagnostic: bounce.diagnostic ?? '',
+    },
+    `LEAD#${lead.id}#BOUNCED`,
+  );
 
 /**
  * Erasure reaches the events: each event about the lead keeps its place in
@@ -147,14 +166,21 @@ export const bounceEventOps = (
  * once its row is gone an erase of the address cannot find them.
  * Returns how many events were emptied.
  */
-export async function eraseLeadEvents(deps: Pick<Deps, 'store' | 'wallClock'>, leadId: string, why = 'the lead was erased before the event was delivered'): Promise<number> {
+export async function eraseLeadEvents(
+  deps: Pick<Deps, 'store' | 'wallClock'>,
+  leadId: string,
+  why = 'the lead was erased before the event was delivered',
+): Promise<number> {
   const items = await queryAll(deps.store, eventsOfLead(leadId));
   for (const item of items) {
     const d = deliveryFromItem(item);
     const { id, type, createdAt } = JSON.parse(d.body) as { id: string; type: string; createdAt: string };
     const owed = !d.delivered && !d.givenUp;
     await deps.store.update(deliveryKey(d.webhookId, d.eventId), {
-      set: { body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }), ...(owed ? { givenUp: true, lastError: why, ...endedExpiry(deps.wallClock.now()) } : {}) },
+      set: {
+        body: JSON.stringify({ id, type, createdAt, data: { leadId, erased: true } }),
+        ...(owed ? { givenUp: true, lastError: why, ...endedExpiry(deps.wallClock.now()) } : {}),
+      },
       remove: [...withoutLeadEventsIndex(), ...(owed ? withoutPendingIndex() : [])],
     });
   }

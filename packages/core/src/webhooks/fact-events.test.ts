@@ -22,8 +22,20 @@ async function setup() {
   const deps = unitDeps();
   const hook = await webhooks.create(deps, { url: 'https://hooks.example.com/in', events: ['*'] });
   const domain = await created(domains.create, deps, { domainName: 'sender.com', mailingAddress: '1 Main St' });
-  const box = await created(mailboxes.create, deps, { email: 'rep@sender.com', domainId: domain.id, smtpHost: 'smtp.mail.test', authPassword: 'pw' });
-  const c = await created(campaigns.create, deps, { name: 'C', aiPromptTemplate: 'x', subject: 'Hi', template: 'Hello.', mailboxIds: [String(box.id)], steps: [{ waitDays: 3, body: 'Bump.' }] });
+  const box = await created(mailboxes.create, deps, {
+    email: 'rep@sender.com',
+    domainId: domain.id,
+    smtpHost: 'smtp.mail.test',
+    authPassword: 'pw',
+  });
+  const c = await created(campaigns.create, deps, {
+    name: 'C',
+    aiPromptTemplate: 'x',
+    subject: 'Hi',
+    template: 'Hello.',
+    mailboxIds: [String(box.id)],
+    steps: [{ waitDays: 3, body: 'Bump.' }],
+  });
   const ids: Record<string, string> = {};
   const messageIds: Record<string, string> = {};
   for (const email of ['ann@client.com', 'gone@client.com']) {
@@ -41,10 +53,20 @@ async function setup() {
 }
 
 const owed = async (deps: UnitDeps, hookId: string) => (await webhooks.deliveries(deps, hookId)).deliveries;
-const bodyOf = async (deps: UnitDeps, hookId: string, eventId: string) => JSON.parse(String((await deps.store.get(deliveryKey(hookId, eventId)))!.body));
+const bodyOf = async (deps: UnitDeps, hookId: string, eventId: string) =>
+  JSON.parse(String((await deps.store.get(deliveryKey(hookId, eventId)))!.body));
 
 const message = (over: Partial<InboundMessage>): InboundMessage => ({
-  uid: 1, receivedAt: Date.UTC(2026, 2, 2, 12), messageId: `m${Math.random()}@client.com`, inReplyTo: [], references: [], to: ['rep@sender.com'], subject: 'Re: Hi', headers: {}, text: 'Yes please.', ...over,
+  uid: 1,
+  receivedAt: Date.UTC(2026, 2, 2, 12),
+  messageId: `m${Math.random()}@client.com`,
+  inReplyTo: [],
+  references: [],
+  to: ['rep@sender.com'],
+  subject: 'Re: Hi',
+  headers: {},
+  text: 'Yes please.',
+  ...over,
 });
 
 describe('events of facts', () => {
@@ -53,19 +75,34 @@ describe('events of facts', () => {
     const sent = (await owed(deps, hook.id)).filter((d) => d.type === 'email.sent');
     expect(sent).toHaveLength(2);
     const first = await bodyOf(deps, hook.id, sent.at(-1)!.eventId);
-    expect(first.data).toMatchObject({ leadId: ids['ann@client.com'], campaignId, mailboxId: String(box.id), step: 0, messageId: messageIds['ann@client.com'] });
+    expect(first.data).toMatchObject({
+      leadId: ids['ann@client.com'],
+      campaignId,
+      mailboxId: String(box.id),
+      step: 0,
+      messageId: messageIds['ann@client.com'],
+    });
 
     const mailbox = await mailboxes.get(deps, String(box.id));
     const reply = message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Yes, let us talk.' });
     const gone = message({
       from: 'mailer-daemon@mx.sender.com',
       headers: { 'auto-submitted': 'auto-replied' },
-      report: { type: 'delivery-status', fields: 'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; gone@client.com\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user\n', original: { messageId: messageIds['gone@client.com']!, to: ['gone@client.com'] } },
+      report: {
+        type: 'delivery-status',
+        fields:
+          'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; gone@client.com\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user\n',
+        original: { messageId: messageIds['gone@client.com']!, to: ['gone@client.com'] },
+      },
     });
     const slow = message({
       from: 'mailer-daemon@mx.sender.com',
       headers: { 'auto-submitted': 'auto-replied' },
-      report: { type: 'delivery-status', fields: 'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ann@client.com\nAction: delayed\nStatus: 4.4.1\n', original: { messageId: messageIds['ann@client.com']!, to: ['ann@client.com'] } },
+      report: {
+        type: 'delivery-status',
+        fields: 'Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822; ann@client.com\nAction: delayed\nStatus: 4.4.1\n',
+        original: { messageId: messageIds['ann@client.com']!, to: ['ann@client.com'] },
+      },
     });
     for (let i = 0; i < 2; i++) await applyMessages(deps, mailbox, [reply, gone, slow]);
 
@@ -73,7 +110,14 @@ describe('events of facts', () => {
     expect(types).toEqual(['email.bounced', 'email.sent', 'email.sent', 'reply.received']);
     const all = await owed(deps, hook.id);
     const replied = await bodyOf(deps, hook.id, all.find((d) => d.type === 'reply.received')!.eventId);
-    expect(replied.data).toMatchObject({ leadId: ids['ann@client.com'], campaignId, mailboxId: String(box.id), fromEmail: 'ann@client.com', subject: 'Re: Hi', snippet: expect.stringContaining('Yes, let us talk.') });
+    expect(replied.data).toMatchObject({
+      leadId: ids['ann@client.com'],
+      campaignId,
+      mailboxId: String(box.id),
+      fromEmail: 'ann@client.com',
+      subject: 'Re: Hi',
+      snippet: expect.stringContaining('Yes, let us talk.'),
+    });
     const bounced = await bodyOf(deps, hook.id, all.find((d) => d.type === 'email.bounced')!.eventId);
     expect(bounced.data).toMatchObject({ leadId: ids['gone@client.com'], campaignId, email: 'gone@client.com', status: '5.1.1' });
 
@@ -89,7 +133,9 @@ describe('events of facts', () => {
   it('erasing a lead empties its events: an owed one is not sent, a delivered one keeps its place without the address', async () => {
     const { deps, hook, box, ids, messageIds } = await setup();
     const mailbox = await mailboxes.get(deps, String(box.id));
-    await applyMessages(deps, mailbox, [message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Call me on 555 0100.' })]);
+    await applyMessages(deps, mailbox, [
+      message({ from: 'ann@client.com', inReplyTo: [messageIds['ann@client.com']!], text: 'Call me on 555 0100.' }),
+    ]);
     const annEvents = async () => {
       const out = [];
       for (const d of await owed(deps, hook.id)) {
@@ -124,7 +170,14 @@ describe('events of facts', () => {
   it("erasing someone who answered in a lead's thread (a colleague) empties their address and words from that lead's reply event, and keeps the event", async () => {
     const { deps, hook, box, ids, messageIds } = await setup();
     const mailbox = await mailboxes.get(deps, String(box.id));
-    await applyMessages(deps, mailbox, [message({ from: 'cat@client.com', subject: 'Re: Hi from Cat', inReplyTo: [messageIds['ann@client.com']!], text: 'Ann left; call me on 555 0101.' })]);
+    await applyMessages(deps, mailbox, [
+      message({
+        from: 'cat@client.com',
+        subject: 'Re: Hi from Cat',
+        inReplyTo: [messageIds['ann@client.com']!],
+        text: 'Ann left; call me on 555 0101.',
+      }),
+    ]);
     const replyEvent = async () => {
       for (const d of await owed(deps, hook.id)) {
         const item = (await deps.store.get(deliveryKey(hook.id, d.eventId)))!;
@@ -133,14 +186,21 @@ describe('events of facts', () => {
       return undefined;
     };
     const before = (await replyEvent())!;
-    expect(JSON.parse(String(before.body)).data).toMatchObject({ leadId: ids['ann@client.com'], fromEmail: 'cat@client.com', subject: 'Re: Hi from Cat' });
+    expect(JSON.parse(String(before.body)).data).toMatchObject({
+      leadId: ids['ann@client.com'],
+      fromEmail: 'cat@client.com',
+      subject: 'Re: Hi from Cat',
+    });
     const sentBefore = await bodyOf(deps, hook.id, String((await owed(deps, hook.id)).find((d) => d.type === 'email.sent')!.eventId));
 
     // An erase stopped while it empties the event (the store fails) is simply run again, and then reaches it.
-    const failing = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, {
-      update: async (key: { pk: string; sk: string }, change: Parameters<typeof deps.store.update>[1]) =>
-        key.sk.startsWith('DELIVERY#') ? Promise.reject(new Error('store down')) : deps.store.update(key, change),
-    }) };
+    const failing = {
+      ...deps,
+      store: Object.assign(Object.create(deps.store) as typeof deps.store, {
+        update: async (key: { pk: string; sk: string }, change: Parameters<typeof deps.store.update>[1]) =>
+          key.sk.startsWith('DELIVERY#') ? Promise.reject(new Error('store down')) : deps.store.update(key, change),
+      }),
+    };
     await expect(leads.erase(failing, { email: 'cat@client.com' })).rejects.toThrow('store down');
     await leads.erase(deps, { email: 'cat@client.com' });
     const after = (await replyEvent())!;
@@ -162,7 +222,8 @@ describe('events of facts', () => {
     const { deps, hook, campaignId } = await setup();
     const paused = async () => {
       const out = [];
-      for (const d of (await owed(deps, hook.id)).filter((x) => x.type === 'campaign.paused')) out.push((await bodyOf(deps, hook.id, d.eventId)).data);
+      for (const d of (await owed(deps, hook.id)).filter((x) => x.type === 'campaign.paused'))
+        out.push((await bodyOf(deps, hook.id, d.eventId)).data);
       return out;
     };
     await queue.pause(deps, { paused: true });
@@ -180,7 +241,12 @@ describe('events of facts', () => {
     const { deps, hook, campaignId } = await setup();
     const queuePausedEvents = async () => (await owed(deps, hook.id)).filter((x) => x.type === 'campaign.paused');
     // The store refuses every outbox write while the pause is made (a crash right after the switch looks the same to the store).
-    const refusing = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, { transact: async () => Promise.reject(new Error('store down')) }) };
+    const refusing = {
+      ...deps,
+      store: Object.assign(Object.create(deps.store) as typeof deps.store, {
+        transact: async () => Promise.reject(new Error('store down')),
+      }),
+    };
     expect((await queue.pause(refusing, { paused: true })).isPaused).toBe(true);
     expect(await queuePausedEvents()).toEqual([]);
     expect(deps.logs.some((l) => String(l.msg).includes('campaign.paused event of a queue pause was not written'))).toBe(true);

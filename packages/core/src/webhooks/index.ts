@@ -58,7 +58,10 @@ export async function create(deps: Pick<Deps, 'store' | 'keys' | 'wallClock'>, b
   const sealedSecret = await sealSecret(deps.keys, secret, secretContext(id));
   try {
     await deps.store.transact([
-      { put: { ...webhookKey(id), ...webhookIndexes(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt }, if: { itemExists: false } },
+      {
+        put: { ...webhookKey(id), ...webhookIndexes(createdAt, id), id, url: input.url, events: input.events, sealedSecret, createdAt },
+        if: { itemExists: false },
+      },
       // Counted in the same write, so two adds at the 24th cannot both pass.
       { update: webhookCountKey, change: { add: { count: 1 }, if: { attr: 'count', op: '<', value: MAX_WEBHOOKS } } },
     ]);
@@ -91,7 +94,10 @@ export async function remove(deps: Pick<Deps, 'store'>, id: unknown): Promise<vo
   // Without a count yet there is nothing to move: the first add counts what is left.
   const counted = await deps.store.get(webhookCountKey, { consistent: true });
   try {
-    await deps.store.transact([{ delete: key, if: { itemExists: true } }, ...(counted ? [{ update: webhookCountKey, change: { add: { count: -1 } } }] : [])]);
+    await deps.store.transact([
+      { delete: key, if: { itemExists: true } },
+      ...(counted ? [{ update: webhookCountKey, change: { add: { count: -1 } } }] : []),
+    ]);
   } catch (err) {
     if (err instanceof TransactionFailedError && err.failed.includes(0)) throw new NotFoundError('No webhook has this id.');
     throw err;
@@ -110,7 +116,14 @@ export async function deliveries(deps: Pick<Deps, 'store'>, id: unknown, query: 
   return {
     deliveries: page.items.map((item) => {
       const d = deliveryFromItem(item);
-      return { eventId: d.eventId, type: d.type as DeliveryView['type'], attempts: d.attempts, lastStatus: d.lastStatus ?? null, lastAttemptAt: d.lastAttemptAt ?? null, delivered: d.delivered };
+      return {
+        eventId: d.eventId,
+        type: d.type as DeliveryView['type'],
+        attempts: d.attempts,
+        lastStatus: d.lastStatus ?? null,
+        lastAttemptAt: d.lastAttemptAt ?? null,
+        delivered: d.delivered,
+      };
     }),
   };
 }

@@ -18,7 +18,8 @@ export const deliveriesOf = (webhookId: string): IndexQuery => ({ index: 'gsi2',
 export const pendingDeliveries = (): IndexQuery => ({ index: 'gsi3', pk: 'WEBHOOKS#PENDING' });
 
 /** Sort key in the pending index: engine time zero-padded, so text order is time order. */
-export const pendingSk = (dueAt: number, webhookId: string, eventId: string) => `${String(dueAt).padStart(15, '0')}#${webhookId}#${eventId}`;
+export const pendingSk = (dueAt: number, webhookId: string, eventId: string) =>
+  `${String(dueAt).padStart(15, '0')}#${webhookId}#${eventId}`;
 
 /** Every event about one lead (gsi1 `LEAD#<id>#EVENTS`): erasing the lead finds what its events say of the person. */
 export const eventsOfLead = (leadId: string): IndexQuery => ({ index: 'gsi1', pk: `LEAD#${leadId}#EVENTS` });
@@ -38,6 +39,9 @@ export const deliveryIndexes = (d: { webhookId: string; eventId: string; created
 });
 
 /** An owed item's place in the pending index, by when it is next due. */
-export const pendingIndex = (dueAt: number, webhookId: string, eventId: string) => ({ gsi3pk: pendingDeliveries().pk, gsi3sk: pendingSk(dueAt, webhookId, eventId) });
+export const pendingIndex = (dueAt: number, webhookId: string, eventId: string) => ({
+  gsi3pk: pendingDeliveries().pk,
+  gsi3sk: pendingSk(dueAt, webhookId, eventId),
+});
 /** Delivered or given up: it leaves the pending index. */
 export const withoutPendingIndex = () => ['gsi3pk', 'gsi3sk'];

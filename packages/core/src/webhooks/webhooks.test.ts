@@ -66,14 +66,18 @@ describe('creating a webhook', () => {
     for (let i = 0; i < 23; i++) await webhooks.create(deps, { url: `https://hooks.example.com/${i}`, events: ['*'] });
     // As an installation from before the count: the webhooks are there, their count is not.
     await deps.store.delete(webhookCountKey);
-    const results = await Promise.allSettled([0, 1, 2].map((i) => webhooks.create(deps, { url: `https://hooks.example.com/x${i}`, events: ['*'] })));
+    const results = await Promise.allSettled(
+      [0, 1, 2].map((i) => webhooks.create(deps, { url: `https://hooks.example.com/x${i}`, events: ['*'] })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     expect(await webhooks.list(deps)).toHaveLength(25);
   });
 
   it('takes plain http to a loopback receiver', async () => {
     const { deps } = setup();
-    await expect(webhooks.create(deps, { url: 'http://127.0.0.1:9000/in', events: ['*'] })).resolves.toMatchObject({ url: 'http://127.0.0.1:9000/in' });
+    await expect(webhooks.create(deps, { url: 'http://127.0.0.1:9000/in', events: ['*'] })).resolves.toMatchObject({
+      url: 'http://127.0.0.1:9000/in',
+    });
     await expect(webhooks.create(deps, { url: 'http://localhost:9000/in', events: ['*'] })).resolves.toBeDefined();
   });
 });
@@ -89,7 +93,10 @@ describe('events', () => {
     deps.clock.advance(60_000);
     const again = await eventOps(deps, 'email.sent', SENT, 'JOB#l1.0');
     expect((again[0] as unknown as { put: { eventId: string } }).put.eventId).toBe(eventIdOf('email.sent', 'JOB#l1.0'));
-    expect((ops[0] as unknown as { put: { eventId: string; webhookId: string } }).put).toMatchObject({ eventId: eventIdOf('email.sent', 'JOB#l1.0'), webhookId: hook.id });
+    expect((ops[0] as unknown as { put: { eventId: string; webhookId: string } }).put).toMatchObject({
+      eventId: eventIdOf('email.sent', 'JOB#l1.0'),
+      webhookId: hook.id,
+    });
     expect(eventIdOf('email.sent', 'JOB#l1.1')).not.toBe(eventIdOf('email.sent', 'JOB#l1.0'));
   });
 });
@@ -114,7 +121,9 @@ describe('delivery', () => {
     const payload = new Verifier(hook.secret).verify(post!.body, post!.headers) as { id: string; type: string; data: unknown };
     expect(payload).toMatchObject({ id: eventId, type: 'email.sent', data: SENT });
     expect(sign(hook.secret, 'x', 1, 'y')).toMatch(/^v1,/);
-    expect((await webhooks.deliveries(deps, hook.id)).deliveries).toEqual([{ eventId, type: 'email.sent', attempts: 1, lastStatus: 200, lastAttemptAt: expect.any(String), delivered: true }]);
+    expect((await webhooks.deliveries(deps, hook.id)).deliveries).toEqual([
+      { eventId, type: 'email.sent', attempts: 1, lastStatus: 200, lastAttemptAt: expect.any(String), delivered: true },
+    ]);
   });
 
   it('retries a failure with growing delays, the same id and body, for at least 8 attempts over at least 24 hours', async () => {
@@ -139,8 +148,14 @@ describe('delivery', () => {
     expect(new Set(posts.map((p) => p.headers['webhook-id'])).size).toBe(1);
     expect(new Set(posts.map((p) => p.body)).size).toBe(1);
     expect(new Set(posts.map((p) => p.headers['webhook-timestamp'])).size).toBe(posts.length);
-    expect((await webhooks.deliveries(deps, hook.id)).deliveries[0]).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatus: 503, delivered: false });
-    expect((await deps.store.get(deliveryKey(hook.id, msg.eventId)))!.expiresAt).toBe(Math.ceil((deps.wallClock.now() + KEEP_ENDED_MS) / 1000));
+    expect((await webhooks.deliveries(deps, hook.id)).deliveries[0]).toMatchObject({
+      attempts: MAX_ATTEMPTS,
+      lastStatus: 503,
+      delivered: false,
+    });
+    expect((await deps.store.get(deliveryKey(hook.id, msg.eventId)))!.expiresAt).toBe(
+      Math.ceil((deps.wallClock.now() + KEEP_ENDED_MS) / 1000),
+    );
   });
 
   it('makes one attempt per attempt number, however many messages name it', async () => {
@@ -153,7 +168,7 @@ describe('delivery', () => {
     expect(posts).toHaveLength(1);
   });
 
-  it('keeps an event until it ends, then 30 days for the deliveries list: the table\'s TTL removes it after', async () => {
+  it("keeps an event until it ends, then 30 days for the deliveries list: the table's TTL removes it after", async () => {
     const { deps, queued, hook, eventId } = await owed([{ status: 500 }]);
     const expiresAt = async () => (await deps.store.get(deliveryKey(hook.id, eventId)))!.expiresAt;
     await sweep(deps);
@@ -183,7 +198,9 @@ describe('delivery', () => {
   it('sends nothing when an erase gives the event up between the worker reading it and claiming it', async () => {
     const s = setup();
     const hook = await webhooks.create(s.deps, { url: 'https://hooks.example.com/x', events: ['*'] });
-    await s.deps.store.transact(await eventOps(s.deps, 'lead.unsubscribed', { leadId: 'l1', campaignId: 'c1', email: 'ada@x.com' }, 'LEAD#l1#UNSUBSCRIBED'));
+    await s.deps.store.transact(
+      await eventOps(s.deps, 'lead.unsubscribed', { leadId: 'l1', campaignId: 'c1', email: 'ada@x.com' }, 'LEAD#l1#UNSUBSCRIBED'),
+    );
     await sweep(s.deps);
     beforeClaim(s.deps, () => eraseLeadEvents(s.deps, 'l1'));
     expect(await deliver(s.deps, s.queued[0]!)).toBe('skipped');
@@ -194,7 +211,15 @@ describe('delivery', () => {
   it('sends the body as the claim found it, not as first read (a colleague erased meanwhile)', async () => {
     const s = setup();
     await webhooks.create(s.deps, { url: 'https://hooks.example.com/x', events: ['*'] });
-    const data = { leadId: 'l1', campaignId: 'c1', mailboxId: 'm1', fromEmail: 'col@x.com', subject: 'Re: Hi', snippet: 'Ask me instead.', receivedAt: '2026-03-02T12:00:00.000Z' };
+    const data = {
+      leadId: 'l1',
+      campaignId: 'c1',
+      mailboxId: 'm1',
+      fromEmail: 'col@x.com',
+      subject: 'Re: Hi',
+      snippet: 'Ask me instead.',
+      receivedAt: '2026-03-02T12:00:00.000Z',
+    };
     await s.deps.store.transact(await eventOps(s.deps, 'reply.received', data, 'INBOUND#r1'));
     await sweep(s.deps);
     beforeClaim(s.deps, () => eraseReplySender(s.deps, 'l1', 'INBOUND#r1'));

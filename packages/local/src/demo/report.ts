@@ -18,12 +18,20 @@ export function reportMissing(arrivals: Arrival[], engine: DemoEngine): void {
     if (got === 0) say(`  - the first email and the follow-up to ${lead.email}`);
     else if (got === 1) say(`  - the follow-up to ${lead.email}`);
   }
-  if (!engine.own) say('The engine runs at its own TIME_SCALE: start it with TIME_SCALE=20000 to see the whole sequence in the demo\'s time.');
+  if (!engine.own)
+    say("The engine runs at its own TIME_SCALE: start it with TIME_SCALE=20000 to see the whole sequence in the demo's time.");
   else say('The queue counts and any engine notes above say where the rest is.');
 }
 
 /** How long the sequence took, the leads' statuses and the unsubscribe link to try. */
-export async function reportDone(api: Client, campaignId: string, arrivals: Arrival[], launchedAt: number, engine: DemoEngine, keep: boolean): Promise<void> {
+export async function reportDone(
+  api: Client,
+  campaignId: string,
+  arrivals: Arrival[],
+  launchedAt: number,
+  engine: DemoEngine,
+  keep: boolean,
+): Promise<void> {
   const lastAt = Math.max(...arrivals.map((m) => m.receivedAt));
   // A lead's status moves once the engine records its last send: give it a moment.
   let leads: { email: string; status: string }[] = [];
@@ -37,7 +45,9 @@ export async function reportDone(api: Client, campaignId: string, arrivals: Arri
   const unsubscribe = (header(ada, 'List-Unsubscribe') ?? '').replace(/^<|>$/g, '');
 
   say();
-  say(`Done: all ${EXPECTED} emails arrived, ${((lastAt - launchedAt) / 1000).toFixed(1)} seconds after the launch. The engine counts ${row.sentCount ?? '?'} sent for this campaign.`);
+  say(
+    `Done: all ${EXPECTED} emails arrived, ${((lastAt - launchedAt) / 1000).toFixed(1)} seconds after the launch. The engine counts ${row.sentCount ?? '?'} sent for this campaign.`,
+  );
   say('Lead statuses (GET /v1/leads):');
   for (const l of leads) say(`  ${l.email.padEnd(24)}${l.status}`);
   say('COMPLETED: the lead got the whole sequence. A reply, a bounce or an unsubscribe would have stopped it early.');

@@ -100,16 +100,20 @@ const quietSink: Sink = (line: Fields) => {
 
 async function startOwnEngine(run: DemoRun): Promise<DemoEngine> {
   say(`Starting an engine in this process: data in memory, TIME_SCALE=${TIME_SCALE}, so one day of engine time`);
-  say(`passes in ${((DAY_MS / TIME_SCALE) / 1000).toFixed(1)} seconds (starting takes 10 to 30 seconds, mostly DynamoDB Local, a Java process)…`);
+  say(
+    `passes in ${(DAY_MS / TIME_SCALE / 1000).toFixed(1)} seconds (starting takes 10 to 30 seconds, mostly DynamoDB Local, a Java process)…`,
+  );
   const credentials = { email: 'demo@example.com', password: randomBytes(18).toString('base64url') };
   // Imported here so that using a running engine never loads DynamoDB Local or the AWS SDK.
   const { startEngine } = await import('../engine.ts');
   const started = Date.now();
-  const engine = await startEngine({ port: 0, dataDir: 'memory', timeScale: TIME_SCALE, admin: credentials, sink: quietSink }).catch((err) => {
-    throw new DemoError(
-      `The engine could not start: ${(err as Error).message} (DynamoDB Local needs a Java runtime, 17 or newer: see the README).`,
-    );
-  });
+  const engine = await startEngine({ port: 0, dataDir: 'memory', timeScale: TIME_SCALE, admin: credentials, sink: quietSink }).catch(
+    (err) => {
+      throw new DemoError(
+        `The engine could not start: ${(err as Error).message} (DynamoDB Local needs a Java runtime, 17 or newer: see the README).`,
+      );
+    },
+  );
   run.onStop(() => engine.stop());
   say(`The engine listens on ${engine.url} (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`);
   return { url: engine.url, credentials, own: true };
@@ -147,7 +151,10 @@ export async function setUp(api: Client, engine: DemoEngine, sender: Sender, smt
 }
 
 async function addDomain(api: Client, sender: Sender): Promise<string> {
-  const domain = await api.expect('Creating the domain', 201, 'POST', '/v1/domains', { domainName: sender.domainName, mailingAddress: MAILING_ADDRESS });
+  const domain = await api.expect('Creating the domain', 201, 'POST', '/v1/domains', {
+    domainName: sender.domainName,
+    mailingAddress: MAILING_ADDRESS,
+  });
   say(`2. Added the sending domain ${sender.domainName}, with the postal address every email from it must carry:`);
   say(indent(MAILING_ADDRESS));
   return domain.id;
@@ -201,7 +208,11 @@ export async function launch(api: Client, campaignId: string, engine: DemoEngine
   say(`7. Launched at ${clock(launchedAt)}. Now the queue works: every send waits its turn (8 to 10 minutes of engine`);
   say('   time between two sends from one mailbox), and each follow-up waits its day.');
   say();
-  say(`Waiting for ${EXPECTED} emails (${LEADS.length} first emails, ${LEADS.length} follow-ups); queue counts are printed when they change`);
-  say(`(delayed = planned for later, waiting = due now, active = being sent, completed = sent${engine.own ? '' : ', for the whole engine'}):`);
+  say(
+    `Waiting for ${EXPECTED} emails (${LEADS.length} first emails, ${LEADS.length} follow-ups); queue counts are printed when they change`,
+  );
+  say(
+    `(delayed = planned for later, waiting = due now, active = being sent, completed = sent${engine.own ? '' : ', for the whole engine'}):`,
+  );
   return launchedAt;
 }

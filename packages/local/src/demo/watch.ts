@@ -16,7 +16,14 @@ const SHOWN_HEADERS = ['From', 'To', 'Subject', 'Message-ID', 'In-Reply-To', 'Re
  * Until every email arrived, the deadline passed or Ctrl-C. Returns the
  * arrivals as they stood then, so the report counts exactly what was shown.
  */
-export async function watch(api: Client, smtp: SmtpSink, campaignId: string, launchedAt: number, engine: DemoEngine, run: DemoRun): Promise<Arrival[]> {
+export async function watch(
+  api: Client,
+  smtp: SmtpSink,
+  campaignId: string,
+  launchedAt: number,
+  engine: DemoEngine,
+  run: DemoRun,
+): Promise<Arrival[]> {
   const show = arrivalPrinter(smtp.arrivals, engine);
   for (const m of smtp.arrivals) show(m); // none yet, unless the engine was very quick
   smtp.listen(show);
@@ -47,8 +54,13 @@ function arrivalPrinter(arrivals: Arrival[], engine: DemoEngine): (m: Arrival) =
     if (kind === 'follow-up') {
       const prev = earlier[earlier.length - 1];
       const re = m.subject.startsWith('Re: ');
-      const threaded = Boolean(prev?.messageId) && m.inReplyTo.length === 1 && m.inReplyTo[0] === prev!.messageId && m.references.includes(prev!.messageId!);
-      const days = engine.own && prev ? `; ${(((m.receivedAt - prev.receivedAt) * TIME_SCALE) / DAY_MS).toFixed(1)} engine days after the first` : '';
+      const threaded =
+        Boolean(prev?.messageId) &&
+        m.inReplyTo.length === 1 &&
+        m.inReplyTo[0] === prev!.messageId &&
+        m.references.includes(prev!.messageId!);
+      const days =
+        engine.own && prev ? `; ${(((m.receivedAt - prev.receivedAt) * TIME_SCALE) / DAY_MS).toFixed(1)} engine days after the first` : '';
       what = `(follow-up, ${re ? 'Re:' : 'no Re:'}, ${threaded ? 'threaded' : 'NOT threaded'}${days})`;
     }
     say(`[${n}/${EXPECTED}] ${clock(m.receivedAt)}  to ${m.to.padEnd(22)} "${m.subject}"  ${what}`);
@@ -62,7 +74,7 @@ function arrivalPrinter(arrivals: Arrival[], engine: DemoEngine): (m: Arrival) =
     const { body, footer } = splitFooter(m.text);
     say('    Body:');
     say(indent(body, '      | '));
-    say('    Footer (added by the engine: the domain\'s postal address, then the unsubscribe link):');
+    say("    Footer (added by the engine: the domain's postal address, then the unsubscribe link):");
     say(footer ? indent(footer, '      | ') : '      (no footer found)');
   };
 }

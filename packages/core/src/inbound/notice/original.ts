@@ -50,7 +50,8 @@ const MARKERS = [
   // Japanese carriers' gateways: "------ 元のメッセージ ------" (the original message), "送信されたメール" (the mail sent).
   /^[-=_ ]*(元の(メッセージ|メール)|送信(された|した)(メッセージ|メール)|原文|オリジナル(メッセージ|メール))[^\n]{0,12}[-=_ ]*$/,
 ];
-const HEADER_LINE = /^(return-path|received|from|to|cc|subject|date|message-id|mime-version|content-type|dkim-signature|authentication-results|reply-to|sender|x-[a-z0-9-]+):/i;
+const HEADER_LINE =
+  /^(return-path|received|from|to|cc|subject|date|message-id|mime-version|content-type|dkim-signature|authentication-results|reply-to|sender|x-[a-z0-9-]+):/i;
 const MAX_LINES = 4000;
 
 /** Where the original starts in a notice's text (an offset), and its headers; undefined when the text quotes none. */

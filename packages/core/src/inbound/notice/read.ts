@@ -27,9 +27,11 @@ const RECIPIENTS_MAX = 20;
 const NOTICE_MAX = 32 * 1024;
 
 /** Local parts of mail systems' own addresses: never a bounced recipient. */
-const SYSTEM_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|abuse|noreply|no-reply|donotreply|do-not-reply|bounce|bounces|root|nobody|mail\.delivery\.system|mdaemon)([+=.-].*)?$/;
+const SYSTEM_LOCAL =
+  /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|abuse|noreply|no-reply|donotreply|do-not-reply|bounce|bounces|root|nobody|mail\.delivery\.system|mdaemon)([+=.-].*)?$/;
 const DAEMON_LOCAL = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|maildaemon|postmaster|hostmaster|mdaemon)$/;
-const SYSTEM_NAME = /mailer[- ]?daemon|mail delivery (subsystem|system|service)|postmaster|mail administrator|mail system|delivery status|mail router|mail gateway|post office|e-?mail delivery/i;
+const SYSTEM_NAME =
+  /mailer[- ]?daemon|mail delivery (subsystem|system|service)|postmaster|mail administrator|mail system|delivery status|mail router|mail gateway|post office|e-?mail delivery/i;
 /** Subjects mail systems write their notices with (English, and the languages seen in the corpus). */
 const NOTICE_SUBJECT =
   /^\s*(undeliver(ed|able)|undelivered mail|delivery (status notification|failure|failed|has failed|notification|report|problem|incomplete|delayed)|returned mail|return(ed)? to sender|failure notice|mail delivery (failed|failure|system)|mail system error|non[- ]?deliver|nondeliverable|message (not delivered|delivery failed|could not be delivered|you sent (could not|has been blocked))|could not send message|warning: (could not send|message [^\n]{0,80}delayed)|delayed mail|permanent (delivery )?failure|rejected:|not delivered|mail could not be delivered|error sending message|unzustellbar|non remis|onbestelbaar|no se puede entregar|olmayan|配信|返送|ошибка доставки|Не удалось доставить)/i;
@@ -63,7 +65,11 @@ function returnsOurOriginal(m: InboundMessage, mailboxEmail: string): boolean {
   if (!id) return false;
   // A person's client quotes an original without its Message-ID (Gmail's "On ... wrote:", Outlook's
   // "-----Original Message-----"): only a mail system hands the whole header block back.
-  return original!.from === mailboxEmail.toLowerCase() || m.inReplyTo.some((i) => i.toLowerCase() === id) || m.references.some((r) => r.toLowerCase() === id);
+  return (
+    original!.from === mailboxEmail.toLowerCase() ||
+    m.inReplyTo.some((i) => i.toLowerCase() === id) ||
+    m.references.some((r) => r.toLowerCase() === id)
+  );
 }
 
 /**
@@ -123,13 +129,17 @@ function statusIn(text: string): string | undefined {
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, DIAGNOSTIC_MAX);
 
 /** Phrases that say the whole notice is a delay (a warning that delivery goes on), not a failure. */
-const DELAY = /(delivery|message)[^\n]{0,40}(is |has been )?delayed|still being retried|will (continue to )?(be )?retr(y|ied)|warning: message[^\n]{0,40}(delayed|still undelivered)|not yet been delivered|delivery attempts will continue|will keep trying|this is (a|just a) warning|no action is required/i;
+const DELAY =
+  /(delivery|message)[^\n]{0,40}(is |has been )?delayed|still being retried|will (continue to )?(be )?retr(y|ied)|warning: message[^\n]{0,40}(delayed|still undelivered)|not yet been delivered|delivery attempts will continue|will keep trying|this is (a|just a) warning|no action is required/i;
 /** A notice of success (Exchange's "Delivered:" and "Relayed:", delivery receipts in prose): no one failed. */
-const SUCCESS_SUBJECT = /^\s*(delivered|relayed|delivery (status notification \(success\)|notification: delivery has been (completed|successful))|successful mail delivery|zugestellt|remis)\b/i;
-const SUCCESS_TEXT = /(has been|was) (successfully )?delivered to the following|delivery to the following recipients? (was|has been) (successful|completed|complete)|your message (has been|was) (successfully )?delivered/i;
+const SUCCESS_SUBJECT =
+  /^\s*(delivered|relayed|delivery (status notification \(success\)|notification: delivery has been (completed|successful))|successful mail delivery|zugestellt|remis)\b/i;
+const SUCCESS_TEXT =
+  /(has been|was) (successfully )?delivered to the following|delivery to the following recipients? (was|has been) (successful|completed|complete)|your message (has been|was) (successfully )?delivered/i;
 
 /** Phrases that say it failed for good. */
-const PERMANENT = /permanent(ly)?|fatal|given up|giving up|could not be delivered|couldn't be delivered|was not delivered|wasn't delivered|undeliverable|failed|failure|rejected|unable to deliver|not be delivered|returned/i;
+const PERMANENT =
+  /permanent(ly)?|fatal|given up|giving up|could not be delivered|couldn't be delivered|was not delivered|wasn't delivered|undeliverable|failed|failure|rejected|unable to deliver|not be delivered|returned/i;
 
 const HELP_LINE = /contact|assistance|questions|send mail to|write to|helpdesk|help desk|support/i;
 const EXPANDED_FROM = /\(?(ultimately generated|expanded) from:?[^)\n]*\)?/gi;
@@ -150,12 +160,20 @@ function mentions(text: string, exclude: Set<string>): Mention[] {
   const found = new Map<string, Mention>();
   const perLine = lines.map((line) =>
     // A help address ("please contact <support@...>") and the address a recipient was expanded from are not recipients.
-    line.includes('@') && !HELP_LINE.test(line) ? addressesIn(line.replace(EXPANDED_FROM, ''), 5, 1000).filter((a) => !exclude.has(a) && !SYSTEM_LOCAL.test(a.split('@')[0]!)) : [],
+    line.includes('@') && !HELP_LINE.test(line)
+      ? addressesIn(line.replace(EXPANDED_FROM, ''), 5, 1000).filter((a) => !exclude.has(a) && !SYSTEM_LOCAL.test(a.split('@')[0]!))
+      : [],
   );
   for (let i = 0; i < lines.length; i++) {
     const here = perLine[i]!;
     // A header line quoted from the original (To:, From:, Message-ID:) is not the notice speaking.
-    if (!here.length || /^\s*(message-id|references|in-reply-to|from|sender|return-path|reply-to|received|dkim-signature|x-[a-z0-9-]+|list-[a-z]+)\s*:/i.test(lines[i]!.slice(0, 40))) continue;
+    if (
+      !here.length ||
+      /^\s*(message-id|references|in-reply-to|from|sender|return-path|reply-to|received|dkim-signature|x-[a-z0-9-]+|list-[a-z]+)\s*:/i.test(
+        lines[i]!.slice(0, 40),
+      )
+    )
+      continue;
     for (const recipient of here) {
       const mention = found.get(recipient) ?? { recipient, lines: [] };
       // Sendmail writes the server's answer to MAIL FROM before the recipient's line.
@@ -205,7 +223,9 @@ function recipientOf(recipient: string, action: string, status: string | undefin
 export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedRecipient[] {
   const text = noticeText(m);
   const original = m.report?.original ?? m.original;
-  const exclude = new Set([mailboxEmail.toLowerCase(), m.from ?? '', ...m.to, original?.from ?? '', ...addressesIn(m.headers['return-path'], 2)].filter(Boolean));
+  const exclude = new Set(
+    [mailboxEmail.toLowerCase(), m.from ?? '', ...m.to, original?.from ?? '', ...addressesIn(m.headers['return-path'], 2)].filter(Boolean),
+  );
   const prose = mentions(text, exclude);
   const delayed = DELAY.test(m.subject) || (DELAY.test(text) && !PERMANENT.test(m.subject));
   const said = overall(text);
@@ -248,10 +268,17 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
   // 2. X-Failed-Recipients (Exim, Google), with the prose's words about each.
   const listed = addressesIn(m.headers['x-failed-recipients'], RECIPIENTS_MAX);
   // 3. The prose's own recipients; 4. the returned original's To, when the notice names no one (Google Groups).
-  const names = listed.length ? listed : prose.length ? prose.map((p) => p.recipient) : (original?.to ?? []).filter((a) => !exclude.has(a)).slice(0, RECIPIENTS_MAX);
+  const names = listed.length
+    ? listed
+    : prose.length
+      ? prose.map((p) => p.recipient)
+      : (original?.to ?? []).filter((a) => !exclude.has(a)).slice(0, RECIPIENTS_MAX);
   return names.flatMap((recipient) => {
     const words = proseFor(recipient);
-    const diagnostic = words && (STATUS.test(words) || REPLY_CODE.test(words) || words.length > recipient.length + 20) ? words : [words, said].filter(Boolean).join('\n');
+    const diagnostic =
+      words && (STATUS.test(words) || REPLY_CODE.test(words) || words.length > recipient.length + 20)
+        ? words
+        : [words, said].filter(Boolean).join('\n');
     const status = statusIn(words) ?? statusIn(said);
     const action = delayed && !status?.startsWith('5') ? 'delayed' : 'failed';
     if (action !== 'failed') return [];
@@ -261,4 +288,12 @@ export function readBounce(m: InboundMessage, mailboxEmail: string): BouncedReci
 }
 
 /** A recipient named in a report field or a header (`rfc822; <Ann@Client.com>`), bare and lower-case. */
-export const recipientIn = (value: string | undefined) => (value ? addressOfToken(value.replace(/^[^;]*;/, '').trim().replace(/^<|>$/g, '')) : undefined);
+export const recipientIn = (value: string | undefined) =>
+  value
+    ? addressOfToken(
+        value
+          .replace(/^[^;]*;/, '')
+          .trim()
+          .replace(/^<|>$/g, ''),
+      )
+    : undefined;

@@ -48,7 +48,9 @@ function parseJson(text: string): Json | undefined {
 function messageIdOf(mail: unknown): string | undefined {
   if (!isObject(mail)) return undefined;
   const common = isObject(mail.commonHeaders) ? str(mail.commonHeaders.messageId) : undefined;
-  const header = Array.isArray(mail.headers) ? mail.headers.find((h) => isObject(h) && str(h.name)?.toLowerCase() === 'message-id') : undefined;
+  const header = Array.isArray(mail.headers)
+    ? mail.headers.find((h) => isObject(h) && str(h.name)?.toLowerCase() === 'message-id')
+    : undefined;
   const raw = (isObject(header) ? str(header.value) : undefined) ?? common;
   return raw ? cleanId(raw.replace(/^\s*<|>\s*$/g, ''))?.toLowerCase() : undefined;
 }

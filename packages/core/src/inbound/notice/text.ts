@@ -24,7 +24,11 @@ const ID_SHAPE = /^[^@\s]+@[^@\s]+$/;
 /** The tokens of a value, cut first, so the cost is bounded by the cut. */
 const tokensOf = (value: string, max = HEADER_VALUE_MAX) => value.slice(0, max).split(SEPARATORS);
 /** The tokens of a value's end: References lists the oldest first, and the newest are the ones that count. */
-const lastTokensOf = (value: string) => value.slice(-HEADER_VALUE_MAX).split(SEPARATORS).slice(value.length > HEADER_VALUE_MAX ? 1 : 0);
+const lastTokensOf = (value: string) =>
+  value
+    .slice(-HEADER_VALUE_MAX)
+    .split(SEPARATORS)
+    .slice(value.length > HEADER_VALUE_MAX ? 1 : 0);
 
 /** A Message-ID as the rules keep it: bare, at most 255 characters, shaped like left@right. */
 export function cleanId(id: string): string | undefined {
@@ -110,7 +114,11 @@ export function headerFields(block: string): string[] {
     if (colon <= 0 || line.slice(0, colon).includes(' ')) continue;
     if (fields.length >= HEADER_FIELDS_MAX) break;
     tail = /^references$/i.test(line.slice(0, colon).trim());
-    fields.push([line.length > HEADER_VALUE_MAX && tail ? `${line.slice(0, colon + 1)} ${line.slice(-HEADER_VALUE_MAX)}` : line.slice(0, HEADER_VALUE_MAX)]);
+    fields.push([
+      line.length > HEADER_VALUE_MAX && tail
+        ? `${line.slice(0, colon + 1)} ${line.slice(-HEADER_VALUE_MAX)}`
+        : line.slice(0, HEADER_VALUE_MAX),
+    ]);
     size = line.length;
   }
   return fields.map((lines) => {
@@ -129,7 +137,11 @@ export function headerMapOf(block: string): Record<string, string> {
   for (const field of headerFields(block)) {
     const colon = field.indexOf(':');
     const key = field.slice(0, colon).trim().toLowerCase();
-    if (key && !(key in out)) out[key] = field.slice(colon + 1).replace(/\r?\n[ \t]*/g, ' ').trim();
+    if (key && !(key in out))
+      out[key] = field
+        .slice(colon + 1)
+        .replace(/\r?\n[ \t]*/g, ' ')
+        .trim();
   }
   return out;
 }

@@ -18,7 +18,9 @@ export function fold(text: string): string {
 
 /** Each line folded and trimmed: one fold of the whole text (folding keeps line breaks), far cheaper than one per line. */
 export function foldLines(lines: string[]): string[] {
-  return fold(lines.join('\n')).split('\n').map((line) => line.trim());
+  return fold(lines.join('\n'))
+    .split('\n')
+    .map((line) => line.trim());
 }
 
 /**

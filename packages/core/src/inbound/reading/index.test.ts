@@ -3,8 +3,10 @@ import { readReply } from './index.ts';
 
 const WRITTEN = Date.parse('2026-03-10T09:00:00Z');
 const FOOTER = 'Acme Ltd, 1 Main Street, London E1 1AA, United Kingdom\nUnsubscribe: https://mail.acme.example/unsubscribe/Xy12';
-const quote = (body: string) => `On Tue, Mar 10, 2026 at 8:00 AM Tom Baker <tom@acme.example> wrote:\n${`${body}\n\n${FOOTER}`.replace(/^/gm, '> ')}`;
-const read = (text: string) => readReply({ text, fromEmail: 'lead@client.example', fromName: 'Lea Client', writtenAt: WRITTEN, ownAddresses: ['tom@acme.example'] });
+const quote = (body: string) =>
+  `On Tue, Mar 10, 2026 at 8:00 AM Tom Baker <tom@acme.example> wrote:\n${`${body}\n\n${FOOTER}`.replace(/^/gm, '> ')}`;
+const read = (text: string) =>
+  readReply({ text, fromEmail: 'lead@client.example', fromName: 'Lea Client', writtenAt: WRITTEN, ownAddresses: ['tom@acme.example'] });
 
 describe('compliance', () => {
   it.each([
@@ -14,7 +16,7 @@ describe('compliance', () => {
     ['es', 'Por favor, elimínenme de su lista.'],
     ['nl', 'Verwijder mij alstublieft van uw lijst.'],
     ['pt', 'Por favor, me removam da sua lista.'],
-    ['en, after a doubt', "I doubt anyone reads these but please remove me from your list."],
+    ['en, after a doubt', 'I doubt anyone reads these but please remove me from your list.'],
   ])('a "remove me" in %s is UNSUBSCRIBE', (_lang, words) => {
     expect(read(`${words}\n\n${quote('Hi Lea, a short call next week?')}`).status).toBe('UNSUBSCRIBE');
   });

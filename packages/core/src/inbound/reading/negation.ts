@@ -6,16 +6,38 @@
  * the reach of a "no": "No problem, send it over" still asks for it).
  */
 const NEGATORS = new Set([
-  'not', 'no', 'never', 'dont', 'nor', 'without', 'hardly',
-  'nicht', 'kein', 'keine', 'keinen', 'keiner', 'nie', 'niemals',
-  'ne', 'pas', 'jamais', 'sans',
-  'nunca', 'ni', 'tampoco',
-  'geen', 'niet', 'nooit',
-  'nao', 'nem', 'sem',
+  'not',
+  'no',
+  'never',
+  'dont',
+  'nor',
+  'without',
+  'hardly',
+  'nicht',
+  'kein',
+  'keine',
+  'keinen',
+  'keiner',
+  'nie',
+  'niemals',
+  'ne',
+  'pas',
+  'jamais',
+  'sans',
+  'nunca',
+  'ni',
+  'tampoco',
+  'geen',
+  'niet',
+  'nooit',
+  'nao',
+  'nem',
+  'sem',
 ]);
 const CLAUSE_END = /[.,;:!?¿¡\n()]/;
 /** Doubt or a past that did not happen ("not sure we'd be interested", "would have been interested"): the rest of the clause is not affirmed. */
-const HEDGE = /(?:not sure|don't know|do not know|no idea|doubt|unlikely|would have|might have|could have|used to|nicht sicher|weiss nicht|pas sur|je doute|no se si|no estoy seguro|niet zeker|weet niet|nao sei|nao tenho certeza)/;
+const HEDGE =
+  /(?:not sure|don't know|do not know|no idea|doubt|unlikely|would have|might have|could have|used to|nicht sicher|weiss nicht|pas sur|je doute|no se si|no estoy seguro|niet zeker|weet niet|nao sei|nao tenho certeza)/;
 /** How far back a negation reaches, in words. */
 const REACH = 3;
 

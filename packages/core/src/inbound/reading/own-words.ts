@@ -11,35 +11,128 @@ import { outsideQuote } from './quote.ts';
 export const MAX_TEXT = 64 * 1024;
 
 /** Mail clients' own lines ("Sent from my iPhone", "Outlook für iOS herunterladen", "Enviado desde mi Samsung Galaxy"): the reply ends above them. */
-const DEVICE = /(?:iphone|ipad|android|outlook|samsung|galaxy|blackberry|smartphone|mobile|my phone|handy|telefoon|telemovel|celular|yahoo|gmail|windows|proton ?mail|mail for|huawei|xiaomi|pixel)/;
-const DEVICE_VERB = /^(?:sent|get|download|envoye|telecharger|gesendet|von meinem|enviado|enviada|obtener|descargar|verstuurd|verzonden|baixe|obter)\b|(?:herunterladen|downloaden|gesendet)$/;
+const DEVICE =
+  /(?:iphone|ipad|android|outlook|samsung|galaxy|blackberry|smartphone|mobile|my phone|handy|telefoon|telemovel|celular|yahoo|gmail|windows|proton ?mail|mail for|huawei|xiaomi|pixel)/;
+const DEVICE_VERB =
+  /^(?:sent|get|download|envoye|telecharger|gesendet|von meinem|enviado|enviada|obtener|descargar|verstuurd|verzonden|baixe|obter)\b|(?:herunterladen|downloaden|gesendet)$/;
 
 /** Sign-offs in six languages; a line holding only one of these (and maybe a first name) opens the signature. */
 const SIGN_OFF = new RegExp(
   '^(?:' +
     [
-      'best(?: regards| wishes)?', 'kind(?:est)? regards', 'warm(?:est)? regards', 'regards', 'many thanks', 'thanks(?: again| so much)?', 'thank you', 'thx', 'cheers', 'all the best', 'sincerely', 'yours(?: sincerely| truly)?', 'talk soon',
-      'mit freundlichen grussen', 'freundliche grusse', 'viele grusse', 'beste grusse', 'liebe grusse', 'herzliche grusse', 'gruss', 'grusse', 'vg', 'lg', 'mfg', 'danke(?: schon)?',
-      'cordialement', 'bien cordialement', 'bien a vous', 'bonne journee', 'belle journee', 'merci(?: beaucoup)?', 'salutations', 'a bientot', 'amicalement',
-      'saludos(?: cordiales)?', 'un saludo(?: cordial)?', 'atentamente', 'un abrazo', 'abrazos', 'gracias', 'muchas gracias',
-      'met vriendelijke groet(?:en)?', 'vriendelijke groet(?:en)?', 'groet(?:en)?', 'hartelijke groet(?:en)?', 'bedankt', 'dank je(?: wel)?', 'dank u(?: wel)?',
-      'atenciosamente', 'att', 'abs', 'abraco', 'abracos', 'obrigad[oa]', 'cumprimentos', 'um abraco',
+      'best(?: regards| wishes)?',
+      'kind(?:est)? regards',
+      'warm(?:est)? regards',
+      'regards',
+      'many thanks',
+      'thanks(?: again| so much)?',
+      'thank you',
+      'thx',
+      'cheers',
+      'all the best',
+      'sincerely',
+      'yours(?: sincerely| truly)?',
+      'talk soon',
+      'mit freundlichen grussen',
+      'freundliche grusse',
+      'viele grusse',
+      'beste grusse',
+      'liebe grusse',
+      'herzliche grusse',
+      'gruss',
+      'grusse',
+      'vg',
+      'lg',
+      'mfg',
+      'danke(?: schon)?',
+      'cordialement',
+      'bien cordialement',
+      'bien a vous',
+      'bonne journee',
+      'belle journee',
+      'merci(?: beaucoup)?',
+      'salutations',
+      'a bientot',
+      'amicalement',
+      'saludos(?: cordiales)?',
+      'un saludo(?: cordial)?',
+      'atentamente',
+      'un abrazo',
+      'abrazos',
+      'gracias',
+      'muchas gracias',
+      'met vriendelijke groet(?:en)?',
+      'vriendelijke groet(?:en)?',
+      'groet(?:en)?',
+      'hartelijke groet(?:en)?',
+      'bedankt',
+      'dank je(?: wel)?',
+      'dank u(?: wel)?',
+      'atenciosamente',
+      'att',
+      'abs',
+      'abraco',
+      'abracos',
+      'obrigad[oa]',
+      'cumprimentos',
+      'um abraco',
     ].join('|') +
     ")[,.!]{0,2}(?: [a-z][a-z'-]{1,20})?$",
 );
 
 /** A contact line of a signature ("T: 0121 …", "M: … | E: …", "Mobil: …", "www.…", a bare phone number, an inline image). */
-const CONTACT = /^(?:(?:t|m|e|p|f|w|d|o|tel|tel\.|phone|mobile|mobil|mob|cell|office|direct|direct line|fax|email|e-mail|web|ligne directe|movil|telefone|telefoon|celular|telemovel)\s?[:.]|www\.|https?:\/\/\S+$|\[cid:|<https?:|\+?[\d(][\d\s()./-]{6,}(?:\s?\|.*)?$)/;
+const CONTACT =
+  /^(?:(?:t|m|e|p|f|w|d|o|tel|tel\.|phone|mobile|mobil|mob|cell|office|direct|direct line|fax|email|e-mail|web|ligne directe|movil|telefone|telefoon|celular|telemovel)\s?[:.]|www\.|https?:\/\/\S+$|\[cid:|<https?:|\+?[\d(][\d\s()./-]{6,}(?:\s?\|.*)?$)/;
 
 /** Banners and disclaimers, in six languages: phrases that only legal or security boilerplate uses. */
 const DISCLAIMER = new RegExp(
   [
-    'originated from outside', 'came from outside', 'external (?:email|sender)', 'intended (?:solely|only|exclusively) for', 'if you (?:are not|have received) ', 'intended recipient', 'confidentiality notice', 'privacy notice', 'processes personal data', 'consider the environment before printing', 'may contain confidential',
-    'stammt von einem externen', 'externen absender', 'personenbezogenen daten nach art', 'ist vertraulich', 'sind vertraulich', 'vertrauliche informationen', 'nicht der richtige adressat', 'sitz der gesellschaft', 'registergericht', 'geschaftsfuhr', 'umwelt, bevor sie', 'diese e-mail ausdrucken',
-    'provient de l\'exterieur', 'expediteur externe', 'sont confidentiels', 'a l\'intention exclusive', 'recu ce message par erreur', 'l\'environnement avant d\'imprimer',
-    'aviso legal', 'se origino fuera', 'fuera de la organizacion', 'informacion confidencial', 'dirigidos exclusivamente', 'medio ambiente antes de imprimir',
-    'afkomstig van buiten', 'buiten de organisatie', 'is vertrouwelijk', 'vertrouwelijke informatie', 'uitsluitend bestemd', 'aan het milieu',
-    'enviado de fora', 'fora da organizacao', 'informacoes confidenciais', 'nao for o destinatario', 'meio ambiente antes de imprimir',
+    'originated from outside',
+    'came from outside',
+    'external (?:email|sender)',
+    'intended (?:solely|only|exclusively) for',
+    'if you (?:are not|have received) ',
+    'intended recipient',
+    'confidentiality notice',
+    'privacy notice',
+    'processes personal data',
+    'consider the environment before printing',
+    'may contain confidential',
+    'stammt von einem externen',
+    'externen absender',
+    'personenbezogenen daten nach art',
+    'ist vertraulich',
+    'sind vertraulich',
+    'vertrauliche informationen',
+    'nicht der richtige adressat',
+    'sitz der gesellschaft',
+    'registergericht',
+    'geschaftsfuhr',
+    'umwelt, bevor sie',
+    'diese e-mail ausdrucken',
+    "provient de l'exterieur",
+    'expediteur externe',
+    'sont confidentiels',
+    "a l'intention exclusive",
+    'recu ce message par erreur',
+    "l'environnement avant d'imprimer",
+    'aviso legal',
+    'se origino fuera',
+    'fuera de la organizacion',
+    'informacion confidencial',
+    'dirigidos exclusivamente',
+    'medio ambiente antes de imprimir',
+    'afkomstig van buiten',
+    'buiten de organisatie',
+    'is vertrouwelijk',
+    'vertrouwelijke informatie',
+    'uitsluitend bestemd',
+    'aan het milieu',
+    'enviado de fora',
+    'fora da organizacao',
+    'informacoes confidenciais',
+    'nao for o destinatario',
+    'meio ambiente antes de imprimir',
   ].join('|'),
 );
 
@@ -89,7 +182,10 @@ function dropBoilerplate(lines: string[]): string[] {
     let keep = paragraph.length;
     if (at !== undefined) {
       let offset = 0;
-      keep = Math.max(0, foldedParagraph.findIndex((line) => (offset += line.length + 1) > at));
+      keep = Math.max(
+        0,
+        foldedParagraph.findIndex((line) => (offset += line.length + 1) > at),
+      );
     }
     out.push(...paragraph.slice(0, keep));
     paragraph = [];
@@ -109,7 +205,11 @@ function dropBoilerplate(lines: string[]): string[] {
 }
 
 /** A folded line without emphasis marks or a leading dash ("*Jana Novak*", "- Curtis"). */
-const unmark = (folded: string) => folded.replace(/[*_~"]/g, '').replace(/^[-\s]+/, '').trim();
+const unmark = (folded: string) =>
+  folded
+    .replace(/[*_~"]/g, '')
+    .replace(/^[-\s]+/, '')
+    .trim();
 const bare = (line: string) => unmark(fold(line));
 
 /** The replier's name as they might sign: the full display name or its first word. */
@@ -169,7 +269,11 @@ function cutSignature(lines: string[], names: Set<string>): string[] {
   return lines.slice(0, signatureStart(lines, names));
 }
 
-const tidy = (lines: string[]) => lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+const tidy = (lines: string[]) =>
+  lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 /** The reply's own words: above the quote and (for '>' quotes) below or between it, each part without signature and boilerplate. */
 export function ownWordsOf(text: string, fromName?: string): string {

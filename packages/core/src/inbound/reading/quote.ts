@@ -10,16 +10,20 @@
 import { foldLines } from './fold.ts';
 
 /** An attribution: starts like "On …"/"Am …"/"Le …" and names the writer with a "wrote" verb before the closing colon. */
-const ATTRIBUTION_OPENING = /^(?:on|am|le|el|em|op|il|the)\s.{0,240}(?:wrote|writes|schrieb|a ecrit|escribio|escreveu|schreef|geschreven|ha scritto)(?:\s[^:]{0,160})?\s?:$/;
+const ATTRIBUTION_OPENING =
+  /^(?:on|am|le|el|em|op|il|the)\s.{0,240}(?:wrote|writes|schrieb|a ecrit|escribio|escreveu|schreef|geschreven|ha scritto)(?:\s[^:]{0,160})?\s?:$/;
 /** A bare "Name <address> wrote:" line without the date in front. */
 const ATTRIBUTION_BARE = /^.{0,160}\s(?:wrote|schrieb|a ecrit|escribio|escreveu|schreef|het volgende geschreven)\s?:$/;
 
 const FROM_LABEL = /^\*?(?:from|von|de|van|da|expediteur|remitente|absender)\s?:/;
-const OTHER_LABEL = /^\*?(?:sent|date|gesendet|datum|envoye|enviado|enviada|fecha|verzonden|verstuurd|data|to|an|a|para|aan|subject|betreff|objet|asunto|assunto|onderwerp|cc)\s?:/;
-const SEPARATOR = /^-{2,}\s?(?:original message|ursprungliche nachricht|originalnachricht|message d'origine|message original|mensaje original|oorspronkelijk bericht|origineel bericht|mensagem original|forwarded message|weitergeleitete nachricht|message transfere|mensaje reenviado|doorgestuurd bericht|mensagem encaminhada)\s?-{2,}$/;
+const OTHER_LABEL =
+  /^\*?(?:sent|date|gesendet|datum|envoye|enviado|enviada|fecha|verzonden|verstuurd|data|to|an|a|para|aan|subject|betreff|objet|asunto|assunto|onderwerp|cc)\s?:/;
+const SEPARATOR =
+  /^-{2,}\s?(?:original message|ursprungliche nachricht|originalnachricht|message d'origine|message original|mensaje original|oorspronkelijk bericht|origineel bericht|mensagem original|forwarded message|weitergeleitete nachricht|message transfere|mensaje reenviado|doorgestuurd bericht|mensagem encaminhada)\s?-{2,}$/;
 const RULE = /^[_=-]{10,}$/;
 /** Apple Mail's forward line, in six languages: what follows is an older message. */
-const FORWARDED = /^(?:begin forwarded message|anfang der weitergeleiteten nachricht|debut du message reexpedie|inicio del mensaje reenviado|begin doorgestuurd bericht|inicio da mensagem reencaminhada)\s?:$/;
+const FORWARDED =
+  /^(?:begin forwarded message|anfang der weitergeleiteten nachricht|debut du message reexpedie|inicio del mensaje reenviado|begin doorgestuurd bericht|inicio da mensagem reencaminhada)\s?:$/;
 
 export const isQuotedLine = (line: string) => /^[ \t]{0,3}>/.test(line);
 

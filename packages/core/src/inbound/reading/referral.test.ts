@@ -10,7 +10,10 @@ describe('referral', () => {
     ['Jana Novak <jnovak@acme.example> runs this.', { email: 'jnovak@acme.example', name: 'Jana Novak' }],
     ['Write to Tom Baker, he owns it: tbaker@acme.example', { email: 'tbaker@acme.example', name: 'Tom Baker' }],
     ['Zuständig ist Frau Ines Böhm (inesb@acme.example).', { email: 'inesb@acme.example', name: 'Ines Böhm' }],
-    ['Neem contact op met Anouk van der Berg, anouk.vanderberg@acme.example.', { email: 'anouk.vanderberg@acme.example', name: 'Anouk van der Berg' }],
+    [
+      'Neem contact op met Anouk van der Berg, anouk.vanderberg@acme.example.',
+      { email: 'anouk.vanderberg@acme.example', name: 'Anouk van der Berg' },
+    ],
     ['Écrivez à achats@acme.example, ils transmettront.', { email: 'achats@acme.example', name: null }],
     ['I left. Remove me and ask Jana Novak at JANA@ACME.EXAMPLE.', { email: 'jana@acme.example', name: 'Jana Novak' }],
   ])('%s', (text, want) => {

@@ -13,7 +13,33 @@ import { fold } from './fold.ts';
 const EMAIL = /[\p{L}\p{N}._%+'-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8}/gu;
 /** Addresses nobody can be referred to. */
 const MACHINE = /^(?:no-?reply|do-?not-?reply|mailer-daemon|postmaster|bounces?)@/;
-const TITLE = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'herr', 'frau', 'monsieur', 'madame', 'mme', 'mlle', 'm', 'sr', 'sra', 'srta', 'don', 'dona', 'dhr', 'mevr', 'mevrouw', 'meneer', 'sig', 'senhor', 'senhora']);
+const TITLE = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'miss',
+  'dr',
+  'prof',
+  'herr',
+  'frau',
+  'monsieur',
+  'madame',
+  'mme',
+  'mlle',
+  'm',
+  'sr',
+  'sra',
+  'srta',
+  'don',
+  'dona',
+  'dhr',
+  'mevr',
+  'mevrouw',
+  'meneer',
+  'sig',
+  'senhor',
+  'senhora',
+]);
 const PARTICLE = new Set(['van', 'de', 'der', 'den', 'von', 'da', 'dos', 'das', 'du', 'la', 'le', 'di', 'del', 'ten', 'ter', 'zu']);
 const CAPITALISED = /^\p{Lu}[\p{Ll}'’-]+$/u;
 
@@ -73,12 +99,19 @@ const READ_CHARS = 6000;
 function aloneOnLine(text: string, start: number, end: number): boolean {
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   const lineEnd = text.indexOf('\n', end);
-  return text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim().replace(/^[<([]|[>)\].]$/g, '') === text.slice(start, end);
+  return (
+    text
+      .slice(lineStart, lineEnd < 0 ? text.length : lineEnd)
+      .trim()
+      .replace(/^[<([]|[>)\].]$/g, '') === text.slice(start, end)
+  );
 }
 
 /** The replier's other address (a personal one, a second domain): its local part holds both their first and last name. */
 function repliersOwn(email: string, fromName: string | undefined): boolean {
-  const words = fold(fromName ?? '').split(/[^a-z]+/).filter((w) => w.length >= 2);
+  const words = fold(fromName ?? '')
+    .split(/[^a-z]+/)
+    .filter((w) => w.length >= 2);
   const local = fold(email.split('@')[0]!);
   return words.length >= 2 && local.includes(words[0]!) && local.includes(words.at(-1)!);
 }

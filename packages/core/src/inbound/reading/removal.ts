@@ -249,7 +249,8 @@ const PT = [
 const ONLY_STOP = /^(?:(?:just |please |pls |now )?stop\W{0,5}){1,4}$/;
 
 /** A message that is nothing but the request ("Stop", "Unsubscribe!", "remove"). */
-const WHOLE = /^\W{0,5}(?:please |pls |bitte |graag |por favor )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|bitte|merci|svp|s'il vous plait|gracias|por favor|bedankt|graag|aub|alstublieft|obrigad[oa])?\W{0,5}$/u;
+const WHOLE =
+  /^\W{0,5}(?:please |pls |bitte |graag |por favor )?(?:stop|stopp|unsubscribe|remove|remove me|unsubscribe me|abmelden|austragen|desinscription|desinscrire|baja|uitschrijven|afmelden|descadastrar|descadastre)\W{0,5}(?:please|pls|thanks|thank you|danke|bitte|merci|svp|s'il vous plait|gracias|por favor|bedankt|graag|aub|alstublieft|obrigad[oa])?\W{0,5}$/u;
 
 /**
  * The patterns in several regexes of about twenty each: one union of them all
@@ -261,13 +262,16 @@ const CHUNK = 20;
 const REQUESTS = Array.from({ length: Math.ceil(ALL.length / CHUNK) }, (_, i) => anyOf(ALL.slice(i * CHUNK, (i + 1) * CHUNK), 'g'));
 
 /** "Don't email me, call me instead": a channel preferred, not a removal. */
-const OTHER_CHANNEL = /^[^.!?]{0,12}\b(?:call|phone|ring|text|whatsapp|linkedin|instead|rather|anrufen|rufen|appelez|llame|llamame|bel|ligue|liga)\b/;
+const OTHER_CHANNEL =
+  /^[^.!?]{0,12}\b(?:call|phone|ring|text|whatsapp|linkedin|instead|rather|anrufen|rufen|appelez|llame|llamame|bel|ligue|liga)\b/;
 
 /** A time limit right after the request: "don't contact me until Q3", "bis Oktober", "avant septembre". */
-const UNTIL = /^,? ?(?:(?:again|anymore|any more|wieder|mehr|plus|mas|meer|mais) )?(?:until|till|before|unless|bis|avant|jusqu|hasta|tot|ate|vor|antes)(?![a-z])/;
+const UNTIL =
+  /^,? ?(?:(?:again|anymore|any more|wieder|mehr|plus|mas|meer|mais) )?(?:until|till|before|unless|bis|avant|jusqu|hasta|tot|ate|vor|antes)(?![a-z])/;
 
 /** "I was about to hit unsubscribe", "no need to remove me": the words name a removal without asking for it. */
-const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
+const HYPOTHETICAL =
+  /(?:about to|going to|was gonna|almost|nearly|tempted to|thought about|thinking of|no need to|don't need to|do not need to|don't|do not|please don't|dont|never|no)(?: (?:hit|click|press|just))? $/;
 
 /**
  * The key verbs of a removal, in their real forms: a token within a small
@@ -276,18 +280,80 @@ const HYPOTHETICAL = /(?:about to|going to|was gonna|almost|nearly|tempted to|th
  * with the same first letter and a similar length, are compared.
  */
 const KEY_VERBS = [
-  'unsubscribe', 'unsubscribed', 'unsubscribing', 'remove', 'removed', 'removes', 'removing', 'remover', 'remova', 'removam',
-  'delete', 'deleted', 'deletes', 'deleting', 'deletar', 'deletem', 'erase', 'erased',
-  'abmelden', 'abgemeldet', 'austragen', 'ausgetragen', 'abbestellen', 'entfernen', 'entfernt', 'loschen', 'geloscht',
-  'desinscrire', 'desinscrivez', 'desinscrit', 'desinscription', 'desabonner', 'desabonnez', 'desabonne', 'desabonnement', 'supprimer', 'supprimez',
-  'eliminar', 'eliminen', 'eliminame', 'borrar', 'borren', 'borrame',
-  'uitschrijven', 'uitgeschreven', 'afmelden', 'afgemeld', 'verwijderen', 'verwijder', 'verwijderd',
-  'descadastrar', 'descadastre', 'descadastrem', 'descadastro', 'excluir', 'excluam',
+  'unsubscribe',
+  'unsubscribed',
+  'unsubscribing',
+  'remove',
+  'removed',
+  'removes',
+  'removing',
+  'remover',
+  'remova',
+  'removam',
+  'delete',
+  'deleted',
+  'deletes',
+  'deleting',
+  'deletar',
+  'deletem',
+  'erase',
+  'erased',
+  'abmelden',
+  'abgemeldet',
+  'austragen',
+  'ausgetragen',
+  'abbestellen',
+  'entfernen',
+  'entfernt',
+  'loschen',
+  'geloscht',
+  'desinscrire',
+  'desinscrivez',
+  'desinscrit',
+  'desinscription',
+  'desabonner',
+  'desabonnez',
+  'desabonne',
+  'desabonnement',
+  'supprimer',
+  'supprimez',
+  'eliminar',
+  'eliminen',
+  'eliminame',
+  'borrar',
+  'borren',
+  'borrame',
+  'uitschrijven',
+  'uitgeschreven',
+  'afmelden',
+  'afgemeld',
+  'verwijderen',
+  'verwijder',
+  'verwijderd',
+  'descadastrar',
+  'descadastre',
+  'descadastrem',
+  'descadastro',
+  'excluir',
+  'excluam',
 ];
 /** Real words one slip away from a key verb, with another meaning: never mended. */
 const NOT_TYPOS = new Set([
-  'remote', 'remotes', 'removal', 'removals', 'deplete', 'eliminate', 'eliminated', 'eliminates', 'eliminer', 'eraser',
-  'anmelden', 'anmeldet', 'angemeldet', 'auftragen', 'angetragen',
+  'remote',
+  'remotes',
+  'removal',
+  'removals',
+  'deplete',
+  'eliminate',
+  'eliminated',
+  'eliminates',
+  'eliminer',
+  'eraser',
+  'anmelden',
+  'anmeldet',
+  'angemeldet',
+  'auftragen',
+  'angetragen',
 ]);
 const KEY_SET = new Set(KEY_VERBS);
 const BY_INITIAL = new Map<string, string[]>();
@@ -338,11 +404,13 @@ export function mendTypos(folded: string): string {
 const THREAT_WORDS = /spam|junk|indesirable|pourriel|\bico\b|cnil|aepd|anpd|cnpd|datenschutz|aufsicht|autoriteit|regulator|commissioner/;
 
 /** Words for the writer themself in the six languages: a question about removing others ("would an admin have to unsubscribe them?") asks about the product. */
-const FIRST_PERSON = /(?<![a-z'])(?:i|me|my|we|us|our|ich|mich|mir|mein\w*|wir|uns|unser\w*|je|moi|mon|ma|mes|nous|nos|notre|yo|mi|mis|nosotros|ik|mij|mijn|wij|ons|onze|eu|mim|meu|minha|meus|minhas|nosso\w*|nossa\w*|this (?:e-?mail )?(?:address|inbox|mailbox))(?![a-z])/;
+const FIRST_PERSON =
+  /(?<![a-z'])(?:i|me|my|we|us|our|ich|mich|mir|mein\w*|wir|uns|unser\w*|je|moi|mon|ma|mes|nous|nos|notre|yo|mi|mis|nosotros|ik|mij|mijn|wij|ons|onze|eu|mim|meu|minha|meus|minhas|nosso\w*|nossa\w*|this (?:e-?mail )?(?:address|inbox|mailbox))(?![a-z])/;
 /** The writer as a verb's object, in the six languages. */
 const OBJECT_PERSON = /(?<![a-z'])(?:me|us|mich|uns|moi|nous|mij|ons|mim|nos|this (?:e-?mail )?(?:address|inbox|mailbox))(?![a-z])/;
 /** A question put to us as a request ("could you remove this address?", "können Sie …?", "pourriez-vous …?"). */
-const ASKED_OF_YOU = /(?:can|could|would|will) you|please|kannst du|konnen sie|konnten sie|wurden sie|pourriez|pouvez|podria|podrian|puede|pueden|kunt u|kun je|wilt u|zou u|podem|pode|poderia|poderiam/;
+const ASKED_OF_YOU =
+  /(?:can|could|would|will) you|please|kannst du|konnen sie|konnten sie|wurden sie|pourriez|pouvez|podria|podrian|puede|pueden|kunt u|kun je|wilt u|zou u|podem|pode|poderia|poderiam/;
 
 /** Where each sentence of `folded` ends (its . ! ? or line break), found once per reply so every match looks it up in log time. */
 function sentenceEnds(folded: string): number[] {

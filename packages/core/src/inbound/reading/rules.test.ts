@@ -115,7 +115,7 @@ const CASES: Record<Exclude<RuleStatus, 'NEEDS_REVIEW'>, Record<string, string[]
       "Thanks, but this isn't a fit for us.",
       'We do this in-house.',
       "Appreciate it, but we're all set.",
-      "Not something we need. Good luck though.",
+      'Not something we need. Good luck though.',
     ],
     de: [
       'Kein Interesse, danke.',
@@ -136,16 +136,8 @@ const CASES: Record<Exclude<RuleStatus, 'NEEDS_REVIEW'>, Record<string, string[]
       'Gracias, pero no necesitamos nada de esto.',
       'No estamos interesados.',
     ],
-    nl: [
-      'Geen interesse, bedankt.',
-      'Nee dank je, we hebben al een leverancier.',
-      'Niet nodig, we zijn tevreden met onze huidige partij.',
-    ],
-    pt: [
-      'Não temos interesse, obrigado.',
-      'Já temos uma ferramenta para isso.',
-      'Obrigada, mas não precisamos.',
-    ],
+    nl: ['Geen interesse, bedankt.', 'Nee dank je, we hebben al een leverancier.', 'Niet nodig, we zijn tevreden met onze huidige partij.'],
+    pt: ['Não temos interesse, obrigado.', 'Já temos uma ferramenta para isso.', 'Obrigada, mas não precisamos.'],
   },
   NOT_NOW: {
     en: [
@@ -173,14 +165,8 @@ const CASES: Record<Exclude<RuleStatus, 'NEEDS_REVIEW'>, Record<string, string[]
       'No es buen momento, vuelve a contactarme dentro de dos meses.',
       'Quizás más adelante.',
     ],
-    nl: [
-      'Op dit moment niet, neem over drie maanden weer contact op.',
-      'Nu even niet. Volgend jaar misschien weer contact opnemen.',
-    ],
-    pt: [
-      'No momento não, me procure daqui a dois meses.',
-      'Agora não é um bom momento, entre em contato no próximo trimestre.',
-    ],
+    nl: ['Op dit moment niet, neem over drie maanden weer contact op.', 'Nu even niet. Volgend jaar misschien weer contact opnemen.'],
+    pt: ['No momento não, me procure daqui a dois meses.', 'Agora não é um bom momento, entre em contato no próximo trimestre.'],
   },
   WRONG_PERSON: {
     en: [
@@ -201,11 +187,7 @@ const CASES: Record<Exclude<RuleStatus, 'NEEDS_REVIEW'>, Record<string, string[]
       'Madame Durand a quitté la société.',
       'Je ne m’occupe pas de ce sujet, adressez-vous au service achats.',
     ],
-    es: [
-      'No soy la persona adecuada.',
-      'Ya no trabajo en la empresa.',
-      'Carlos dejó la empresa el mes pasado.',
-    ],
+    es: ['No soy la persona adecuada.', 'Ya no trabajo en la empresa.', 'Carlos dejó la empresa el mes pasado.'],
     nl: ['Ik ben niet de juiste persoon.', 'Hij werkt hier niet meer.', 'Dat valt onder onze inkoopafdeling.'],
     pt: ['Não sou a pessoa responsável por isso.', 'Ela saiu da empresa.', 'Não trabalho mais lá.'],
   },
@@ -250,14 +232,12 @@ describe('negations and look-alikes', () => {
     expect(statusOf(text)).toBe(status);
   });
 
-  it.each([
-    'Sounds interesting, but we already have a provider.',
-    'Not right now, but send me the deck.',
-    '',
-    'Thanks for your email.',
-  ])('mixed or empty signals need a review: %s', (text) => {
-    expect(statusOf(text)).toBe('NEEDS_REVIEW');
-  });
+  it.each(['Sounds interesting, but we already have a provider.', 'Not right now, but send me the deck.', '', 'Thanks for your email.'])(
+    'mixed or empty signals need a review: %s',
+    (text) => {
+      expect(statusOf(text)).toBe('NEEDS_REVIEW');
+    },
+  );
 });
 
 describe('removal words that are not a removal request', () => {
@@ -341,28 +321,59 @@ describe('more phrasings, in each language', () => {
 
 describe('a further round of phrasings, one status per language each', () => {
   it.each([
-  ['Good timing actually. Can you send a proposal by Friday?', 'INTERESTED'], ['Yes, worth a conversation. I am around Wednesday after 2.', 'INTERESTED'],
-  ["Let's chat. My number is 555-0100.", 'INTERESTED'], ['Absolutely, set it up.', 'INTERESTED'], ['I would love to learn more.', 'INTERESTED'],
-  ['Please send me the case study.', 'INTERESTED'], ['Our team is keen to see a demo.', 'INTERESTED'],
-  ['Ja, gerne. Schicken Sie mir einen Terminvorschlag.', 'INTERESTED'], ['Klingt spannend. Haben Sie Donnerstag Zeit?', 'INTERESTED'],
-  ['Oui, ça m’intéresse. Envoyez-moi vos disponibilités.', 'INTERESTED'], ['Volontiers, je vous propose mardi à 11h.', 'INTERESTED'],
-  ['Sí, mándame la propuesta.', 'INTERESTED'], ['Claro, ¿te va bien el miércoles?', 'INTERESTED'],
-  ['Ja hoor, stuur maar een uitnodiging.', 'INTERESTED'], ['Prima, bel me morgen.', 'INTERESTED'],
-  ['Sim, me manda a proposta.', 'INTERESTED'], ['Legal, vamos conversar na segunda às 10h?', 'INTERESTED'],
-  ['What is the pricing model?', 'QUESTION'], ['Do you work with companies outside the EU?', 'QUESTION'], ['Who referred you to me?', 'QUESTION'],
-  ['Welche Referenzen haben Sie?', 'QUESTION'], ['Avez-vous des références dans notre secteur ?', 'QUESTION'], ['¿Trabajáis con empresas en México?', 'QUESTION'],
-  ['Hebben jullie ervaring in de zorg?', 'QUESTION'], ['Vocês atendem empresas de pequeno porte?', 'QUESTION'],
-  ['Please get back to me in a couple of weeks.', 'NOT_NOW'], ['Ping me again in the new year.', 'NOT_NOW'], ["Now's not a good time. Try me in March.", 'NOT_NOW'],
-  ['Wir sind gerade mitten in einer Umstellung. Melden Sie sich in einem halben Jahr.', 'NOT_NOW'], ['Bitte kontaktieren Sie mich Anfang nächsten Jahres.', 'NOT_NOW'],
-  ['Recontactez-moi à la rentrée.', 'NOT_NOW'], ['Ce n’est pas le moment, relancez-moi en juin.', 'NOT_NOW'],
-  ['Ahora estamos a tope, escríbeme en octubre.', 'NOT_NOW'], ['Neem in januari weer contact op.', 'NOT_NOW'], ['Me procure no ano que vem.', 'NOT_NOW'],
-  ["Thanks but we're not looking for this.", 'NOT_INTERESTED'], ['We have zero need for this.', 'NOT_INTERESTED'], ["Not a fit, sorry.", 'NOT_INTERESTED'],
-  ['Wir haben das bereits intern gelöst.', 'NOT_INTERESTED'], ['Kein Interesse.', 'NOT_INTERESTED'],
-  ['Nous avons déjà une solution en interne.', 'NOT_INTERESTED'], ['Non, merci, ça ne nous intéresse pas.', 'NOT_INTERESTED'],
-  ['No, gracias. Ya tenemos a alguien.', 'NOT_INTERESTED'], ['Geen behoefte aan.', 'NOT_INTERESTED'], ['Não, obrigado. Já temos parceiro.', 'NOT_INTERESTED'],
-  ["I'm not the decision maker here.", 'WRONG_PERSON'], ['She left us in December.', 'WRONG_PERSON'], ['Please contact our purchasing department instead.', 'WRONG_PERSON'],
-  ['Ich bin nicht der richtige Ansprechpartner.', 'WRONG_PERSON'], ['Je ne suis pas la bonne interlocutrice.', 'WRONG_PERSON'],
-  ['Esto lo lleva mi compañero Luis.', 'WRONG_PERSON'], ['Dit valt niet onder mijn verantwoordelijkheid.', 'WRONG_PERSON'], ['Ele não trabalha mais aqui.', 'WRONG_PERSON'],
+    ['Good timing actually. Can you send a proposal by Friday?', 'INTERESTED'],
+    ['Yes, worth a conversation. I am around Wednesday after 2.', 'INTERESTED'],
+    ["Let's chat. My number is 555-0100.", 'INTERESTED'],
+    ['Absolutely, set it up.', 'INTERESTED'],
+    ['I would love to learn more.', 'INTERESTED'],
+    ['Please send me the case study.', 'INTERESTED'],
+    ['Our team is keen to see a demo.', 'INTERESTED'],
+    ['Ja, gerne. Schicken Sie mir einen Terminvorschlag.', 'INTERESTED'],
+    ['Klingt spannend. Haben Sie Donnerstag Zeit?', 'INTERESTED'],
+    ['Oui, ça m’intéresse. Envoyez-moi vos disponibilités.', 'INTERESTED'],
+    ['Volontiers, je vous propose mardi à 11h.', 'INTERESTED'],
+    ['Sí, mándame la propuesta.', 'INTERESTED'],
+    ['Claro, ¿te va bien el miércoles?', 'INTERESTED'],
+    ['Ja hoor, stuur maar een uitnodiging.', 'INTERESTED'],
+    ['Prima, bel me morgen.', 'INTERESTED'],
+    ['Sim, me manda a proposta.', 'INTERESTED'],
+    ['Legal, vamos conversar na segunda às 10h?', 'INTERESTED'],
+    ['What is the pricing model?', 'QUESTION'],
+    ['Do you work with companies outside the EU?', 'QUESTION'],
+    ['Who referred you to me?', 'QUESTION'],
+    ['Welche Referenzen haben Sie?', 'QUESTION'],
+    ['Avez-vous des références dans notre secteur ?', 'QUESTION'],
+    ['¿Trabajáis con empresas en México?', 'QUESTION'],
+    ['Hebben jullie ervaring in de zorg?', 'QUESTION'],
+    ['Vocês atendem empresas de pequeno porte?', 'QUESTION'],
+    ['Please get back to me in a couple of weeks.', 'NOT_NOW'],
+    ['Ping me again in the new year.', 'NOT_NOW'],
+    ["Now's not a good time. Try me in March.", 'NOT_NOW'],
+    ['Wir sind gerade mitten in einer Umstellung. Melden Sie sich in einem halben Jahr.', 'NOT_NOW'],
+    ['Bitte kontaktieren Sie mich Anfang nächsten Jahres.', 'NOT_NOW'],
+    ['Recontactez-moi à la rentrée.', 'NOT_NOW'],
+    ['Ce n’est pas le moment, relancez-moi en juin.', 'NOT_NOW'],
+    ['Ahora estamos a tope, escríbeme en octubre.', 'NOT_NOW'],
+    ['Neem in januari weer contact op.', 'NOT_NOW'],
+    ['Me procure no ano que vem.', 'NOT_NOW'],
+    ["Thanks but we're not looking for this.", 'NOT_INTERESTED'],
+    ['We have zero need for this.', 'NOT_INTERESTED'],
+    ['Not a fit, sorry.', 'NOT_INTERESTED'],
+    ['Wir haben das bereits intern gelöst.', 'NOT_INTERESTED'],
+    ['Kein Interesse.', 'NOT_INTERESTED'],
+    ['Nous avons déjà une solution en interne.', 'NOT_INTERESTED'],
+    ['Non, merci, ça ne nous intéresse pas.', 'NOT_INTERESTED'],
+    ['No, gracias. Ya tenemos a alguien.', 'NOT_INTERESTED'],
+    ['Geen behoefte aan.', 'NOT_INTERESTED'],
+    ['Não, obrigado. Já temos parceiro.', 'NOT_INTERESTED'],
+    ["I'm not the decision maker here.", 'WRONG_PERSON'],
+    ['She left us in December.', 'WRONG_PERSON'],
+    ['Please contact our purchasing department instead.', 'WRONG_PERSON'],
+    ['Ich bin nicht der richtige Ansprechpartner.', 'WRONG_PERSON'],
+    ['Je ne suis pas la bonne interlocutrice.', 'WRONG_PERSON'],
+    ['Esto lo lleva mi compañero Luis.', 'WRONG_PERSON'],
+    ['Dit valt niet onder mijn verantwoordelijkheid.', 'WRONG_PERSON'],
+    ['Ele não trabalha mais aqui.', 'WRONG_PERSON'],
   ])('%s -> %s', (text, status) => {
     expect(statusOf(text)).toBe(status);
   });
@@ -371,21 +382,48 @@ describe('a further round of phrasings, one status per language each', () => {
 describe('wrong person, in the families the first rules missed (own phrasings)', () => {
   it.each([
     // gone: left, retired, another role
-    ['Priya has left the business.', 'en'], ['Tom retired last spring, so this inbox is not monitored.', 'en'], ["I've moved to a different team and no longer cover procurement.", 'en'],
+    ['Priya has left the business.', 'en'],
+    ['Tom retired last spring, so this inbox is not monitored.', 'en'],
+    ["I've moved to a different team and no longer cover procurement.", 'en'],
     ['This address belonged to a former colleague.', 'en'],
-    ['Frau Kühn ist seit Mai nicht mehr bei uns beschäftigt.', 'de'], ['Herr Wolf ist im Ruhestand.', 'de'], ['Ich habe intern die Abteilung gewechselt.', 'de'],
-    ['Monsieur Petit a pris sa retraite.', 'fr'], ['Je ne fais plus partie de cette société.', 'fr'], ["J'ai changé de poste l'an dernier.", 'fr'],
-    ['Marta ya no sigue con nosotros.', 'es'], ['Jorge se jubiló el año pasado.', 'es'], ['He cambiado de departamento.', 'es'],
-    ['Pieter is niet meer werkzaam bij ons bedrijf.', 'nl'], ['Zij is met pensioen.', 'nl'], ['Ik heb sinds kort een andere functie.', 'nl'],
-    ['O Paulo já não trabalha aqui.', 'pt'], ['Ela se aposentou em março.', 'pt'], ['Mudei de área no ano passado.', 'pt'],
+    ['Frau Kühn ist seit Mai nicht mehr bei uns beschäftigt.', 'de'],
+    ['Herr Wolf ist im Ruhestand.', 'de'],
+    ['Ich habe intern die Abteilung gewechselt.', 'de'],
+    ['Monsieur Petit a pris sa retraite.', 'fr'],
+    ['Je ne fais plus partie de cette société.', 'fr'],
+    ["J'ai changé de poste l'an dernier.", 'fr'],
+    ['Marta ya no sigue con nosotros.', 'es'],
+    ['Jorge se jubiló el año pasado.', 'es'],
+    ['He cambiado de departamento.', 'es'],
+    ['Pieter is niet meer werkzaam bij ons bedrijf.', 'nl'],
+    ['Zij is met pensioen.', 'nl'],
+    ['Ik heb sinds kort een andere functie.', 'nl'],
+    ['O Paulo já não trabalha aqui.', 'pt'],
+    ['Ela se aposentou em março.', 'pt'],
+    ['Mudei de área no ano passado.', 'pt'],
     // not my area, or pointing on
-    ["I don't look after marketing, sorry.", 'en'], ["That's not something I handle.", 'en'], ['Not me - ask our finance lead.', 'en'], ["You'll need our operations manager for that.", 'en'],
-    ["I'm only the office assistant here.", 'en'], ['Nothing to do with me, I just do the books.', 'en'], ['This reached me by mistake, I think. Forwarded to me in error.', 'en'],
-    ['Da sind Sie bei mir leider falsch.', 'de'], ['Damit habe ich nichts zu tun.', 'de'], ['Zuständig ist unsere Einkaufsleitung.', 'de'],
-    ["Ce n'est pas moi qui décide, voyez avec la direction.", 'fr'], ['Cela ne me concerne pas.', 'fr'], ['Vous vous êtes trompé de destinataire.', 'fr'],
-    ['Eso no lo gestiono yo.', 'es'], ['No me corresponde, lo paso a quien corresponda.', 'es'], ['Se ha equivocado de contacto.', 'es'],
-    ['Hier ga ik niet over.', 'nl'], ['Probeer onze inkoopafdeling.', 'nl'], ['U heeft de verkeerde persoon.', 'nl'],
-    ['Não sou eu que decido isso.', 'pt'], ['Não cuido disso, fale com o financeiro.', 'pt'], ['Acho que é a pessoa errada.', 'pt'],
+    ["I don't look after marketing, sorry.", 'en'],
+    ["That's not something I handle.", 'en'],
+    ['Not me - ask our finance lead.', 'en'],
+    ["You'll need our operations manager for that.", 'en'],
+    ["I'm only the office assistant here.", 'en'],
+    ['Nothing to do with me, I just do the books.', 'en'],
+    ['This reached me by mistake, I think. Forwarded to me in error.', 'en'],
+    ['Da sind Sie bei mir leider falsch.', 'de'],
+    ['Damit habe ich nichts zu tun.', 'de'],
+    ['Zuständig ist unsere Einkaufsleitung.', 'de'],
+    ["Ce n'est pas moi qui décide, voyez avec la direction.", 'fr'],
+    ['Cela ne me concerne pas.', 'fr'],
+    ['Vous vous êtes trompé de destinataire.', 'fr'],
+    ['Eso no lo gestiono yo.', 'es'],
+    ['No me corresponde, lo paso a quien corresponda.', 'es'],
+    ['Se ha equivocado de contacto.', 'es'],
+    ['Hier ga ik niet over.', 'nl'],
+    ['Probeer onze inkoopafdeling.', 'nl'],
+    ['U heeft de verkeerde persoon.', 'nl'],
+    ['Não sou eu que decido isso.', 'pt'],
+    ['Não cuido disso, fale com o financeiro.', 'pt'],
+    ['Acho que é a pessoa errada.', 'pt'],
   ])('%s (%s) -> WRONG_PERSON', (text) => {
     expect(statusOf(text)).toBe('WRONG_PERSON');
   });
@@ -393,7 +431,7 @@ describe('wrong person, in the families the first rules missed (own phrasings)',
   it.each([
     ['Je ne suis pas intéressé.', 'NOT_INTERESTED'],
     ["I've left the deck with our CFO, we'll review it. Can you send me pricing too?", 'INTERESTED'],
-    ["I have left you a voicemail, call me back when you can.", 'INTERESTED'],
+    ['I have left you a voicemail, call me back when you can.', 'INTERESTED'],
     ["I don't manage to read everything, but this sounds interesting. Demo next week?", 'INTERESTED'],
     ['Jana left the company, please remove her and me from your list.', 'UNSUBSCRIBE'],
     ['Ich habe ihn in Kopie gesetzt, können wir am Dienstag telefonieren?', 'INTERESTED'],
@@ -404,11 +442,22 @@ describe('wrong person, in the families the first rules missed (own phrasings)',
 
 describe('wrong person, a second round of own phrasings', () => {
   it.each([
-    'Sorry, Mark moved on in the summer.', "She's not with us anymore.", "I'm in finance, so this isn't my department.", "Procurement isn't me - you want Sarah.",
-    'He passed away last year. Please update your records.', "I'm on the sales side; marketing tools are someone else's job.",
-    'Frau Berger ist leider nicht mehr für uns tätig.', 'Herr Simon hat das Unternehmen Ende März verlassen.', 'Ce sujet est géré par notre siège.', 'Elle est partie en février.',
-    'Yo no soy quien decide sobre esto.', 'Luis ya no trabaja con nosotros.', 'Daarvoor moet u bij onze IT-afdeling zijn.', 'Meneer de Vries is vertrokken.',
-    'Ela não está mais na empresa.', 'Isso não é comigo, é com o time de compras.',
+    'Sorry, Mark moved on in the summer.',
+    "She's not with us anymore.",
+    "I'm in finance, so this isn't my department.",
+    "Procurement isn't me - you want Sarah.",
+    'He passed away last year. Please update your records.',
+    "I'm on the sales side; marketing tools are someone else's job.",
+    'Frau Berger ist leider nicht mehr für uns tätig.',
+    'Herr Simon hat das Unternehmen Ende März verlassen.',
+    'Ce sujet est géré par notre siège.',
+    'Elle est partie en février.',
+    'Yo no soy quien decide sobre esto.',
+    'Luis ya no trabaja con nosotros.',
+    'Daarvoor moet u bij onze IT-afdeling zijn.',
+    'Meneer de Vries is vertrokken.',
+    'Ela não está mais na empresa.',
+    'Isso não é comigo, é com o time de compras.',
   ])('%s -> WRONG_PERSON', (text) => {
     expect(statusOf(text)).toBe('WRONG_PERSON');
   });
@@ -428,17 +477,32 @@ describe('wrong person, a second round of own phrasings', () => {
 
 describe('wrong person, a third round: "I do X, not Y" and a mailbox no longer read, in each language', () => {
   it.each([
-    'Frau Hahn arbeitet nicht mehr hier.', 'Ich bin für Marketing zuständig, nicht für IT.', 'Das entscheidet bei uns die Geschäftsführung.', 'Diese Adresse wird nicht mehr genutzt.',
-    'Madame Roux ne travaille plus ici.', "Je m'occupe de la comptabilité, pas des achats.", "Ce n'est pas mon rôle, c'est notre DAF qui décide.", "Cette adresse n'est plus utilisée.",
-    'Yo me encargo de ventas, no de compras.', 'Esta dirección ya no se utiliza.', 'Ik doe alleen de boekhouding, niet de inkoop.', 'Dit adres wordt niet meer gelezen.',
-    'Eu cuido do financeiro, não de compras.', 'O Carlos não faz mais parte da equipe.', 'Esse e-mail não é mais usado.', 'This address is no longer used.',
+    'Frau Hahn arbeitet nicht mehr hier.',
+    'Ich bin für Marketing zuständig, nicht für IT.',
+    'Das entscheidet bei uns die Geschäftsführung.',
+    'Diese Adresse wird nicht mehr genutzt.',
+    'Madame Roux ne travaille plus ici.',
+    "Je m'occupe de la comptabilité, pas des achats.",
+    "Ce n'est pas mon rôle, c'est notre DAF qui décide.",
+    "Cette adresse n'est plus utilisée.",
+    'Yo me encargo de ventas, no de compras.',
+    'Esta dirección ya no se utiliza.',
+    'Ik doe alleen de boekhouding, niet de inkoop.',
+    'Dit adres wordt niet meer gelezen.',
+    'Eu cuido do financeiro, não de compras.',
+    'O Carlos não faz mais parte da equipe.',
+    'Esse e-mail não é mais usado.',
+    'This address is no longer used.',
   ])('%s -> WRONG_PERSON', (text) => {
     expect(statusOf(text)).toBe('WRONG_PERSON');
   });
 
   it.each([
-    'Ich bin für den Einkauf zuständig. Was kostet das?', 'Je m’occupe des achats. Quel est votre prix ?', 'Yo llevo compras. ¿Cuánto cuesta?',
-    'Ik doe de inkoop. Wat kost het?', 'Eu cuido de compras. Quanto custa?',
+    'Ich bin für den Einkauf zuständig. Was kostet das?',
+    'Je m’occupe des achats. Quel est votre prix ?',
+    'Yo llevo compras. ¿Cuánto cuesta?',
+    'Ik doe de inkoop. Wat kost het?',
+    'Eu cuido de compras. Quanto custa?',
   ])('the one in charge asks: %s -> QUESTION', (text) => {
     expect(statusOf(text)).toBe('QUESTION');
   });

@@ -22,7 +22,14 @@ export async function work(
   owner: string,
   opts: { until: number; prepared?: Prepared; wait?: boolean; clean?: boolean },
 ): Promise<ImportView | undefined> {
-  const held = { if: { and: [{ attr: 'owner', op: '=' as const, value: owner }, { attr: 'status', op: '=' as const, value: 'RUNNING' }] } };
+  const held = {
+    if: {
+      and: [
+        { attr: 'owner', op: '=' as const, value: owner },
+        { attr: 'status', op: '=' as const, value: 'RUNNING' },
+      ],
+    },
+  };
   let r = importFromItem((await deps.store.get(importKey(importId)))!);
   const keepHold = () =>
     deps.store.update(importKey(importId), { set: { leaseUntil: deps.wallClock.now() + LEASE_MS }, ...held }).then(
@@ -36,15 +43,23 @@ export async function work(
   if (!lock) {
     // Another import into this campaign is storing rows: this one waits its turn (the worker or the schedule takes it
     // up). Handed over cleanly, with nothing stored, and waiting is not a stop: it does not count among the attempts.
-    await deps.store.update(importKey(importId), { set: { leaseUntil: 0, handedOver: true }, add: { attempts: -1 }, ...held }).catch((err) => {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    });
+    await deps.store
+      .update(importKey(importId), { set: { leaseUntil: 0, handedOver: true }, add: { attempts: -1 }, ...held })
+      .catch((err) => {
+        if (!(err instanceof ConditionFailedError)) throw err;
+      });
     return importView(r);
   }
   let prepared = opts.prepared ?? recall(importId);
   if (!prepared) {
     const file = await deps.blobs.get(r.source);
-    if (!file) return await fail(deps, r, owner, 'The uploaded file is gone, so the import cannot go on. The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).');
+    if (!file)
+      return await fail(
+        deps,
+        r,
+        owner,
+        'The uploaded file is gone, so the import cannot go on. The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).',
+      );
     try {
       prepared = await prepare(file, r.campaignId);
     } catch (err) {
@@ -53,7 +68,13 @@ export async function work(
       return await fail(deps, r, owner, err.message);
     }
     if (r.stage === 'UPLOAD') {
-      const counts = { stage: 'STORE', received: prepared.received, invalid: prepared.invalid, rowsRead: prepared.invalid, errors: prepared.errors };
+      const counts = {
+        stage: 'STORE',
+        received: prepared.received,
+        invalid: prepared.invalid,
+        rowsRead: prepared.invalid,
+        errors: prepared.errors,
+      };
       await deps.store.update(importKey(importId), { set: counts, ...held });
       r = { ...r, ...counts, stage: 'STORE' };
     }
@@ -102,7 +123,10 @@ export async function work(
     }
     try {
       await deps.store.update(importKey(importId), { set: { ...t, leaseUntil, handedOver }, ...held });
-      await deps.store.put({ ...importLockKey(r.campaignId), importId, leaseUntil: lockUntil }, { if: { attr: 'importId', op: '=', value: importId } });
+      await deps.store.put(
+        { ...importLockKey(r.campaignId), importId, leaseUntil: lockUntil },
+        { if: { attr: 'importId', op: '=', value: importId } },
+      );
     } catch (err) {
       if (err instanceof ConditionFailedError) lost = true;
       else throw err;
@@ -136,7 +160,10 @@ export async function work(
     await deps.store.batchPut(writes);
     const key = importBatchKey(importId, k);
     try {
-      await deps.store.put({ ...key, ...counts, expiresAt: Math.floor(deps.wallClock.now() / 1000) + BATCH_ITEM_TTL_S }, { if: { itemExists: false } });
+      await deps.store.put(
+        { ...key, ...counts, expiresAt: Math.floor(deps.wallClock.now() / 1000) + BATCH_ITEM_TTL_S },
+        { if: { itemExists: false } },
+      );
       return counts;
     } catch (err) {
       if (!(err instanceof ConditionFailedError)) throw err;

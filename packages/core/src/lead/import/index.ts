@@ -22,7 +22,17 @@ import { importKey, runningImportIndex, runningImports } from '../keys.ts';
 import { work } from './batches.ts';
 import { fail } from './finish.ts';
 import { ImportInput, prepare, remember, UploadInput } from './prepare.ts';
-import { ANSWER_WITHIN_MS, importView, LEASE_MS, MAX_ATTEMPTS, sleep, sourceOf, UPLOAD_SECONDS, type ImportDeps, type ImportView } from './record.ts';
+import {
+  ANSWER_WITHIN_MS,
+  importView,
+  LEASE_MS,
+  MAX_ATTEMPTS,
+  sleep,
+  sourceOf,
+  UPLOAD_SECONDS,
+  type ImportDeps,
+  type ImportView,
+} from './record.ts';
 
 export { ANSWER_WITHIN_MS, importOfBlob, importView, type ImportView } from './record.ts';
 export { UploadInput } from './prepare.ts';
@@ -108,7 +118,11 @@ export async function getImport(deps: Pick<Deps, 'store'>, importId: string): Pr
  * Started by the stored file (S3's event on AWS, the local blob store's
  * callback locally) and by the schedule that resumes imports after a restart.
  */
-export async function runImport(deps: ImportDeps, importId: string, opts: { until: number; wait?: boolean }): Promise<ImportView | undefined> {
+export async function runImport(
+  deps: ImportDeps,
+  importId: string,
+  opts: { until: number; wait?: boolean },
+): Promise<ImportView | undefined> {
   const owner = newId();
   for (;;) {
     const item = await deps.store.get(importKey(importId));
@@ -126,13 +140,23 @@ export async function runImport(deps: ImportDeps, importId: string, opts: { unti
       continue;
     }
     if (r.attempts >= MAX_ATTEMPTS) {
-      return await fail(deps, r, undefined, `The import stopped ${r.attempts} times before it could finish (the log says why). The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).`);
+      return await fail(
+        deps,
+        r,
+        undefined,
+        `The import stopped ${r.attempts} times before it could finish (the log says why). The rows stored so far stay and are counted; import the file again for the rest (the stored rows then count as duplicates).`,
+      );
     }
     try {
       await deps.store.update(importKey(importId), {
         set: { owner, leaseUntil: now + LEASE_MS, handedOver: false },
         add: { attempts: 1 },
-        if: { and: [{ attr: 'status', op: '=', value: 'RUNNING' }, { attr: 'leaseUntil', op: '=', value: r.leaseUntil }] },
+        if: {
+          and: [
+            { attr: 'status', op: '=', value: 'RUNNING' },
+            { attr: 'leaseUntil', op: '=', value: r.leaseUntil },
+          ],
+        },
       });
     } catch (err) {
       if (err instanceof ConditionFailedError) continue;

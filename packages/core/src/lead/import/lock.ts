@@ -26,7 +26,16 @@ export async function lockCampaign(
       try {
         await deps.store.put(
           { ...importLockKey(r.campaignId), importId: r.importId, leaseUntil: now + LEASE_MS },
-          current ? { if: { and: [{ attr: 'importId', op: '=', value: current.importId }, { attr: 'leaseUntil', op: '=', value: current.leaseUntil }] } } : { if: { itemExists: false } },
+          current
+            ? {
+                if: {
+                  and: [
+                    { attr: 'importId', op: '=', value: current.importId },
+                    { attr: 'leaseUntil', op: '=', value: current.leaseUntil },
+                  ],
+                },
+              }
+            : { if: { itemExists: false } },
         );
         return { othersBefore: Boolean(current && current.importId !== r.importId) };
       } catch (err) {

@@ -11,7 +11,10 @@ export const ImportInput = z.object({
 
 export const UploadInput = z.strictObject({
   campaignId: ImportInput.shape.campaignId,
-  bytes: z.number({ error: 'must be the size of the file in bytes' }).int({ error: 'must be a whole number of bytes' }).min(1, { error: 'must be at least 1' }),
+  bytes: z
+    .number({ error: 'must be the size of the file in bytes' })
+    .int({ error: 'must be a whole number of bytes' })
+    .min(1, { error: 'must be at least 1' }),
 });
 
 /** A file read and validated: the counts it settles by itself, and the rows to store. */
