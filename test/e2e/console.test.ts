@@ -2,8 +2,9 @@
  * The operator console in a real Chromium: served at `/` by the engine with
  * its security headers, sign-in (and a wrong password refused), every screen
  * reachable from the navigation with no serious axe-core violation, at 375 px
- * too, a campaign created and launched through the forms, a CSV imported with
- * its progress bar, and no request ever leaving the engine's own origin.
+ * too, a campaign created and launched through the forms, one with two
+ * variants and its figures per variant, a CSV imported with its progress bar,
+ * and no request ever leaving the engine's own origin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -191,6 +192,72 @@ describe('the console', { timeout: 90_000 }, () => {
 
     expectOnlyOwnOrigin(requests, engine.url);
     expect(requests.some((u) => u.includes('/local-uploads/'))).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a campaign with two variants through the form, previews one, shows the engine’s refusal, then the figures per variant, and removes them', async () => {
+    const { page, requests, problems } = await openConsole(browser, `${engine.url}/#/campaigns/new`);
+    await signIn(page);
+    await page.getByLabel('Name', { exact: true }).fill('Console variants');
+    await page.getByRole('button', { name: 'Test variants' }).click();
+    await page.getByLabel('Variant A subject').fill('Plain {question|question}, {{firstName}}');
+    await page.getByLabel('Variant A first email').fill('Hi {{firstName}}, a plain note.');
+    await page.getByLabel('Variant B subject').fill('An idea for {{company}}');
+    await page.getByLabel('Variant B first email').fill('Hi {an idea for {{company}}.');
+    // The preview renders the variant chosen, and a broken brace says so in words.
+    await page.getByLabel('Copy to preview').selectOption({ label: 'Variant B' });
+    await expect.poll(() => page.getByTestId('preview-subject').textContent()).toBe('An idea for Globex');
+    await expect.poll(() => page.getByTestId('preview-body').textContent()).toMatch(/^The copy cannot be rendered/);
+    await page.getByLabel('Once a winner is named, send it to every lead not yet sent a first email').check();
+    expect(await axeViolations(page)).toEqual([]);
+    // The engine's 422 names the field; nothing is stored.
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^variants\.1\.template: /);
+    const named = async () =>
+      (await engine.api.request('GET', '/v1/campaigns')).body.filter((c: { name: string }) => c.name === 'Console variants');
+    expect(await named()).toEqual([]);
+    await page.getByLabel('Variant B first email').fill('Hi {{firstName}}, an idea for {{company}}.');
+    await expect.poll(() => page.getByTestId('preview-body').textContent()).toBe('Hi Ana, an idea for Globex.');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+
+    // The view: a row of figures per variant, no winner yet, and the test in words.
+    const figures = page.getByRole('region', { name: 'Variants' });
+    await figures.getByRole('row').filter({ hasText: 'An idea for {{company}}' }).waitFor();
+    const [stored] = await named();
+    expect(stored.variants).toEqual([
+      { subject: 'Plain {question|question}, {{firstName}}', template: 'Hi {{firstName}}, a plain note.' },
+      { subject: 'An idea for {{company}}', template: 'Hi {{firstName}}, an idea for {{company}}.' },
+    ]);
+    expect(stored.autoWinner).toBe(true);
+    const cells = (name: string) =>
+      figures
+        .getByRole('row', { name: new RegExp(`^${name} `) })
+        .getByRole('cell')
+        .allTextContents();
+    expect(await cells('A')).toEqual(['Plain {question|question}, {{firstName}}', '0', '0', '0', '0', '0']);
+    expect(await cells('B')).toEqual(['An idea for {{company}}', '0', '0', '0', '0', '0']);
+    expect(await figures.getByRole('columnheader').allTextContents()).toEqual([
+      'Variant',
+      'Subject',
+      'Sent',
+      'Replied',
+      'Positive',
+      'Bounced',
+      'Unsubscribed',
+    ]);
+    expect(await page.getByTestId('variants-winner').textContent()).toBe('No winner yet.');
+    expect(await figures.textContent()).toContain('Mixture sequential probability ratio test');
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Removing them saves null: the campaign is back to its own copy and the figures go.
+    await page.getByRole('button', { name: 'Remove the variants' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await engine.api.request('GET', `/v1/campaigns/${stored.id}`)).body.variants).toBeNull();
+    expect(await figures.count()).toBe(0);
+
+    expectOnlyOwnOrigin(requests, engine.url);
     expect(problems).toEqual([]);
     await page.close();
   });

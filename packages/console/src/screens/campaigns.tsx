@@ -1,14 +1,23 @@
 /**
  * Campaigns: the list with status, progress, counts and launch problems in
  * words; a form to create or edit one (copy with a preview rendered for a
- * sample lead by the send path's own renderer, steps, schedule, mailboxes);
- * launch, pause and archive.
+ * sample lead by the send path's own renderer, steps, schedule, variants,
+ * mailboxes); launch, pause and archive; a campaign's figures per variant.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@outbound/client/index';
 import { renderCopy } from '@outbound/core/copy/placeholders';
 import { api, errorText, when } from '../api.ts';
 import { CAMPAIGN_STATUSES } from '../words.ts';
+import {
+  draftVariants,
+  letter,
+  VariantFields,
+  VariantFigures,
+  variantsBody,
+  variantsChanged,
+  type VariantDraft,
+} from './campaign-variants.tsx';
 
 type Row = Schemas['CampaignRow'];
 type Campaign = Schemas['Campaign'];
@@ -81,6 +90,9 @@ interface Draft {
   start: string;
   end: string;
   mailboxIds: string[];
+  /** None, or 2 to 6 versions of the first email. */
+  variants: VariantDraft[];
+  autoWinner: boolean;
 }
 
 const EMPTY: Draft = {
@@ -93,6 +105,8 @@ const EMPTY: Draft = {
   start: '09:00',
   end: '17:00',
   mailboxIds: [],
+  variants: [],
+  autoWinner: false,
 };
 
 const fromCampaign = (c: Campaign): Draft => ({
@@ -105,6 +119,8 @@ const fromCampaign = (c: Campaign): Draft => ({
   start: c.schedule?.start ?? EMPTY.start,
   end: c.schedule?.end ?? EMPTY.end,
   mailboxIds: c.mailboxIds,
+  variants: draftVariants(c.variants),
+  autoWinner: c.autoWinner,
 });
 
 /** The copy for a sample lead, as the send path renders it (spintax picked, placeholders filled); a broken brace says so. */
@@ -130,6 +146,8 @@ function CampaignForm({ id }: { id?: string }) {
   const [error, setError] = useState('');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [notice, setNotice] = useState('');
+  // Which copy the preview renders: -1 the campaign's own, else a variant's index.
+  const [shown, setShown] = useState(-1);
   const [check, setCheck] = useState<{ problems: Problem[]; warnings: Problem[] } | undefined>();
 
   // What launching would say now, read again after each save or action (a draft or a paused campaign only).
@@ -159,6 +177,7 @@ function CampaignForm({ id }: { id?: string }) {
     steps: draft.steps,
     mailboxIds: draft.mailboxIds,
     schedule: draft.windowed ? { timezone: draft.timezone, start: draft.start, end: draft.end } : null,
+    autoWinner: draft.autoWinner,
   });
 
   const save = async (e: Event) => {
@@ -166,13 +185,20 @@ function CampaignForm({ id }: { id?: string }) {
     setError('');
     setNotice('');
     if (id) {
-      const { data, error: refused } = await api.PATCH('/v1/campaigns/{id}', { params: { path: { id } }, body: body() });
+      const changed = variantsChanged(draft.variants, campaign?.variants);
+      const { data, error: refused } = await api.PATCH('/v1/campaigns/{id}', {
+        params: { path: { id } },
+        body: { ...body(), ...(changed ? { variants: variantsBody(draft.variants) } : {}) },
+      });
       if (data) {
         setCampaign(data as Campaign);
+        setDraft((d) => ({ ...d, variants: draftVariants((data as Campaign).variants) }));
         setNotice('Saved.');
       } else setError(errorText(refused));
     } else {
-      const { data, error: refused } = await api.POST('/v1/campaigns', { body: { ...body(), aiPromptTemplate: '' } });
+      const { data, error: refused } = await api.POST('/v1/campaigns', {
+        body: { ...body(), aiPromptTemplate: '', ...(draft.variants.length ? { variants: variantsBody(draft.variants) } : {}) },
+      });
       if (data) location.hash = `#/campaigns/${encodeURIComponent((data as Campaign).id)}`;
       else setError(errorText(refused));
     }
@@ -200,6 +226,7 @@ function CampaignForm({ id }: { id?: string }) {
   };
 
   const status = campaign?.status;
+  const copy = shown >= 0 && draft.variants[shown] ? draft.variants[shown] : { subject: draft.subject, template: draft.template };
   return (
     <>
       <p>
@@ -269,6 +296,9 @@ function CampaignForm({ id }: { id?: string }) {
           )}
         </div>
       )}
+      {id && campaign?.variants && campaign.variants.length > 0 && (
+        <VariantFigures id={id} autoWinner={campaign.autoWinner} version={campaign} />
+      )}
       <form class="card" onSubmit={save}>
         <label for="c-name">Name</label>
         <input id="c-name" required value={draft.name} onInput={(e) => set('name', e.currentTarget.value)} />
@@ -279,6 +309,18 @@ function CampaignForm({ id }: { id?: string }) {
         <p class="muted">
           Use {'{{firstName}}'}, {'{{company}}'} and the like, and {'{Hi|Hello}'} for variations.
         </p>
+
+        <VariantFields
+          variants={draft.variants}
+          autoWinner={draft.autoWinner}
+          aiCopy={Boolean(campaign?.aiProvider)}
+          start={{ subject: draft.subject, template: draft.template, aiPromptTemplate: '' }}
+          onVariants={(variants) => {
+            set('variants', variants);
+            if (shown >= variants.length) setShown(-1);
+          }}
+          onAutoWinner={(on) => set('autoWinner', on)}
+        />
 
         <fieldset>
           <legend>Preview for a sample lead</legend>
@@ -292,13 +334,26 @@ function CampaignForm({ id }: { id?: string }) {
               <input id="s-company" value={sample.company} onInput={(e) => setSample({ ...sample, company: e.currentTarget.value })} />
             </div>
           </div>
+          {draft.variants.length > 0 && (
+            <>
+              <label for="s-copy">Copy to preview</label>
+              <select id="s-copy" value={String(shown)} onChange={(e) => setShown(Number(e.currentTarget.value))}>
+                <option value="-1">The subject and first email above</option>
+                {draft.variants.map((_, i) => (
+                  <option key={i} value={String(i)}>
+                    Variant {letter(i)}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
           <h3>Subject</h3>
           <div class="preview" data-testid="preview-subject">
-            {preview(draft.subject, sample)}
+            {preview(copy.subject, sample)}
           </div>
           <h3>Body</h3>
           <div class="preview" data-testid="preview-body">
-            {preview(draft.template, sample)}
+            {preview(copy.template, sample)}
           </div>
         </fieldset>
 
