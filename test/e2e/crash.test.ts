@@ -8,6 +8,7 @@ import { campaignJobs } from '@outbound/core/sending/keys';
 import { leadsOfCampaign } from '@outbound/core/lead/keys';
 import { campaignKey, counter } from '@outbound/core/campaign/keys';
 import { ADMIN, Api, startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { eventually } from '../helpers/fixtures.ts';
 import { startEngineProcess as spawnEngine } from '../helpers/process.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
@@ -128,18 +129,27 @@ describe('a sender killed again and again while mail flows', { timeout: 600_000 
     await kill();
 
     after = await startTestEngine({ dataDir, tableName: 'outbound', admin: undefined, realTime: true, timeScale: SCALE });
-    // The campaign is over when every job is final and every lead's sequence has ended.
-    const { jobs, leads } = await eventually(
+    // The campaign is over when every job is final and every lead's sequence has ended. A timeout shows what was
+    // left: the jobs not final (state, step, due, claim) and the leads whose sequence had not ended.
+    const done = (j: Record<string, unknown>) => ['SENT', 'FAILED', 'CANCELLED'].includes(String(j.state));
+    let left: unknown;
+    const { jobs, leads } = await waitFor(
       async () => {
         const all = await queryAll(after!.deps.store, { index: 'gsi2', pk: campaignJobs(campaign.id) });
         const rows = await queryAll(after!.deps.store, leadsOfCampaign(campaign.id));
-        const done = (j: Record<string, unknown>) => ['SENT', 'FAILED', 'CANCELLED'].includes(String(j.state));
-        return all.length === 2 * LEADS && all.every(done) && rows.every((l) => !['NEW', 'CONTACTED'].includes(String(l.status)))
-          ? { jobs: all, leads: rows }
-          : undefined;
+        const open = rows.filter((l) => ['NEW', 'CONTACTED'].includes(String(l.status)));
+        left = {
+          jobs: all.length,
+          notFinal: all
+            .filter((j) => !done(j))
+            .slice(0, 10)
+            .map((j) => ({ state: j.state, kind: j.kind, step: j.step, dueAt: j.dueAt, claimUntil: j.claimUntil, leadId: j.leadId })),
+          openLeads: open.slice(0, 10).map((l) => ({ id: l.id, status: l.status, variant: l.variant })),
+          engineNow: after!.deps.clock.now(),
+        };
+        return all.length === 2 * LEADS && all.every(done) && open.length === 0 ? { jobs: all, leads: rows } : undefined;
       },
-      180_000,
-      'the campaign to be over after the last restart',
+      { timeoutMs: 180_000, describe: 'the campaign to be over after the last restart', lastSeen: () => left },
     );
     await pause(500);
 
