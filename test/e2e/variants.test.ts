@@ -4,7 +4,8 @@
  * answer in their threads into a real Dovecot, the poller reads the answers,
  * and a person marks them with PATCH /v1/replies/{id}, as from the inbox.
  * The figures follow the person's changes, a winner is named at 30 positive
- * of about 110 against 3 (campaign.winner to a webhook), and it stays.
+ * of about 110 against 3 (campaign.winner to a webhook), and it stays. A
+ * lead whose two answers are marked at the same moment counts once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
@@ -180,6 +181,41 @@ describe('variants over SMTP and IMAP', { timeout: 240_000 }, () => {
     expect(after.variants[1].positive).toBe(20);
     expect(after.winner).toBe(1);
     expect(winnerEvents()).toHaveLength(1);
+
+    // A lead answers twice; two people mark both answers positive at the same moment, then both back: on DynamoDB the
+    // second write finds the lead's count moved, reads it again, and the lead counts once, then not at all.
+    const twice = by[0]![3]!;
+    const to = first.get(twice.email)!;
+    for (const body of ['Received, thank you.', 'Received the second note too, thanks.'])
+      await dovecot.deliver(
+        to.envelope.from,
+        inbound.reply({
+          mailbox: to.envelope.from,
+          from: twice.email,
+          subject: `Re: ${to.subject}`,
+          body,
+          inReplyTo: to.messageId,
+          references: [to.messageId!],
+          original: to.text,
+        }),
+      );
+    const both = await eventually(
+      async () => {
+        const res = await api.request('GET', `/v1/replies?campaignId=${c.id}&limit=200`);
+        const own = (res.body.replies as { id: string; leadId: string }[]).filter((r) => r.leadId === twice.id);
+        return own.length === 2 ? own : undefined;
+      },
+      60_000,
+      'the two answers of one lead read',
+    );
+    const markBoth = (status: string) =>
+      Promise.all(both.map((r) => api.request('PATCH', `/v1/replies/${r.id}`, { status }))).then((answers) =>
+        answers.forEach((res) => expect(res.status, JSON.stringify(res.body)).toBe(200)),
+      );
+    await markBoth('INTERESTED');
+    expect((await figures()).variants[0]).toMatchObject({ replied: 4, positive: 4 });
+    await markBoth('NOT_INTERESTED');
+    expect((await figures()).variants[0]).toMatchObject({ replied: 4, positive: 3 });
 
     // Variants cannot change once used.
     const patched = await api.request('PATCH', `/v1/campaigns/${c.id}`, { variants: [variants[1], variants[0]] });

@@ -10,7 +10,10 @@ import * as leads from '../lead/index.ts';
 import * as mailboxes from '../mailbox/index.ts';
 import * as webhooks from '../webhooks/index.ts';
 import { applyMessages } from '../inbound/apply.ts';
-import { updateReply } from '../inbound/replies.ts';
+import { applyAiStatus, listReplies, updateReply } from '../inbound/replies.ts';
+import { inboundFromItem } from '../inbound/entity.ts';
+import { inboundKey, inboundOfLead } from '../inbound/keys.ts';
+import type { TransactOp } from '../ports/store.ts';
 import type { InboundMessage } from '../ports/mail-reader.ts';
 import { refOf } from '../job-kinds.ts';
 import { getJob } from '../sending/jobs.ts';
@@ -22,7 +25,7 @@ import { created, unitDeps, type UnitDeps } from '../testing/unit-deps.ts';
 import { ConflictError, TransactionFailedError, ValidationError } from '../errors.ts';
 import { campaignKey, counter } from './keys.ts';
 import { fromItem, variantCount } from './entity.ts';
-import { chooseVariant, figures } from './variants.ts';
+import { chooseVariant, figures, POSITIVE_STATUSES } from './variants.ts';
 import { METHOD } from './variant-stats.ts';
 
 const VARIANTS = [
@@ -333,3 +336,137 @@ describe('variants', () => {
     expect((await figures(deps, campaignId)).winner).toBeNull();
   });
 });
+
+describe("a variant's positive count", () => {
+  /** One lead sent its first email, and its replies read in its thread (as the poller reads them). */
+  async function answered(deps: UnitDeps, ...texts: string[]) {
+    const { campaignId, ids } = await setup(deps, 1);
+    expect(await sendFirst(deps, ids[0]!)).toBe('sent');
+    const messageId = deps.mailer.sent.at(-1)!.email.messageId;
+    const [box] = await mailboxes.list(deps);
+    const mailbox = await mailboxes.get(deps, String(box!.id));
+    const message = (text: string, i: number) => reply({ uid: 10 + i, from: 'p0@client.com', inReplyTo: [messageId], text });
+    for (const [i, text] of texts.entries()) await applyMessages(deps, mailbox, [message(text, i)]);
+    const replies = (await listReplies(deps, { campaignId })).replies.map((r) => r.id).reverse();
+    return { campaignId, leadId: ids[0]!, replies, mailbox, message };
+  }
+
+  /** The store as a process that dies at its `at`-th write: that write and every one after it throw. */
+  function dyingAt(deps: UnitDeps, at: number) {
+    const store = deps.store;
+    const state = { writes: 0, died: false };
+    const writes = new Set(['put', 'update', 'delete', 'transact', 'batchPut']);
+    const dying = new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown;
+        if (typeof value !== 'function') return value;
+        if (!writes.has(String(prop))) return value.bind(target);
+        return async (...args: unknown[]) => {
+          if (++state.writes >= at) {
+            state.died = true;
+            throw new Error('the process died');
+          }
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    return { deps: { ...deps, store: dying }, state };
+  }
+
+  /** Each reply counted exactly when its status is positive, the lead's count their number, the variant counting the lead once while it is above 0. */
+  async function consistent(deps: UnitDeps, campaignId: string, leadId: string) {
+    const rows = (await deps.store.query({ ...inboundOfLead(leadId) })).items.map(inboundFromItem).filter((r) => r.kind === 'REPLY');
+    const positive = rows.filter((r) => POSITIVE_STATUSES.has(r.replyStatus ?? 'NEEDS_REVIEW'));
+    expect(rows.map((r) => [r.replyStatus, r.countedPositive === true])).toEqual(
+      rows.map((r) => [r.replyStatus, POSITIVE_STATUSES.has(r.replyStatus ?? 'NEEDS_REVIEW')]),
+    );
+    const lead = await leadOf(deps, leadId);
+    expect(lead.positiveReplies ?? 0).toBe(positive.length);
+    expect((await figures(deps, campaignId)).variants[lead.variant!]!.positive).toBe(positive.length ? 1 : 0);
+    return positive.length;
+  }
+
+  it("a person's change and its count commit together, whichever write a crash stops", async () => {
+    let survived = false;
+    for (let at = 1; !survived; at++) {
+      const deps = unitDeps();
+      const { campaignId, leadId, replies } = await answered(deps, 'Not interested, thanks.');
+      const dying = dyingAt(deps, at);
+      await updateReply(dying.deps, replies[0]!, { status: 'INTERESTED' }).catch(() => undefined);
+      survived = !dying.state.died;
+      const counted = await consistent(deps, campaignId, leadId);
+      expect(counted).toBe(survived ? 1 : (await statusOf(deps, replies[0]!)) === 'INTERESTED' ? 1 : 0);
+      // Tried again after the crash, the change counts once.
+      await updateReply(deps, replies[0]!, { status: 'INTERESTED' });
+      expect(await consistent(deps, campaignId, leadId)).toBe(1);
+    }
+  });
+
+  it("the rules' positive reading and its count commit together, whichever write a crash stops", async () => {
+    let survived = false;
+    for (let at = 1; !survived; at++) {
+      const deps = unitDeps();
+      const { campaignId, leadId, mailbox, message } = await answered(deps);
+      const dying = dyingAt(deps, at);
+      const positive = message('Yes please, send me a time for a call.', 1);
+      await applyMessages(dying.deps, mailbox, [positive]);
+      survived = !dying.state.died;
+      await consistent(deps, campaignId, leadId);
+      // Read again (the cursor was not saved), the reply counts once.
+      await applyMessages(deps, mailbox, [positive]);
+      expect(await consistent(deps, campaignId, leadId)).toBe(1);
+      expect((await figures(deps, campaignId)).variants[(await leadOf(deps, leadId)).variant!]).toMatchObject({ replied: 1, positive: 1 });
+    }
+  });
+
+  it("the AI's status and its count commit together, whichever write a crash stops", async () => {
+    let survived = false;
+    for (let at = 1; !survived; at++) {
+      const deps = unitDeps();
+      const { campaignId, leadId, replies } = await answered(deps, 'Received, thank you.');
+      const read = async () => inboundFromItem((await deps.store.get(inboundKey(replies[0]!)))!);
+      expect((await read()).replyStatus).toBe('NEEDS_REVIEW');
+      const dying = dyingAt(deps, at);
+      await applyAiStatus(dying.deps, await read(), 'INTERESTED', []).catch(() => undefined);
+      survived = !dying.state.died;
+      expect(await consistent(deps, campaignId, leadId)).toBe((await read()).replyStatus === 'INTERESTED' ? 1 : 0);
+    }
+  });
+
+  it('counts a lead with two positive replies once, also when two people change them at the same moment', async () => {
+    const deps = unitDeps();
+    const { campaignId, leadId, replies } = await answered(deps, 'Not interested, thanks.', 'Actually, what does it cost?');
+    const [a, b] = replies as [string, string];
+    const refused = { count: 0 };
+    const store = deps.store;
+    const counting = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'transact')
+          return (ops: TransactOp[]) =>
+            target.transact(ops).catch((err: unknown) => {
+              if (err instanceof TransactionFailedError) refused.count++;
+              throw err;
+            });
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const both = { ...deps, store: counting };
+    await Promise.all([updateReply(both, a, { status: 'INTERESTED' }), updateReply(both, b, { status: 'MEETING_BOOKED' })]);
+    expect(await consistent(deps, campaignId, leadId)).toBe(2);
+    // Both read the lead's count before either wrote: one write was refused, read again and went over the other.
+    expect(refused.count).toBeGreaterThan(0);
+    // One taken back: the lead still counts, once.
+    await updateReply(deps, a, { status: 'NOT_INTERESTED' });
+    expect(await consistent(deps, campaignId, leadId)).toBe(1);
+    await Promise.all([updateReply(both, a, { status: 'WON' }), updateReply(both, b, { status: 'LOST' })]);
+    expect(await consistent(deps, campaignId, leadId)).toBe(1);
+    await Promise.all([updateReply(both, a, { status: 'NOT_NOW' }), updateReply(both, b, { status: 'NOT_INTERESTED' })]);
+    expect(await consistent(deps, campaignId, leadId)).toBe(0);
+    // Each change still made its one event and moved its version.
+    const versions = await Promise.all(replies.map(async (id) => inboundFromItem((await deps.store.get(inboundKey(id)))!).statusVersion));
+    expect(versions).toEqual([4, 3]);
+  });
+});
+
+const statusOf = async (deps: UnitDeps, id: string) => inboundFromItem((await deps.store.get(inboundKey(id)))!).replyStatus;

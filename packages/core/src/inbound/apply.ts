@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { ConditionFailedError } from '../errors.ts';
+import { ConditionFailedError, TransactionFailedError } from '../errors.ts';
 import type { TransactOp } from '../ports/store.ts';
 import { eventOps } from '../webhooks/events.ts';
 import { campaignKey } from '../campaign/keys.ts';
@@ -28,8 +28,8 @@ import { returnDateOf } from './return-date.ts';
 import { readReply, type ReplyReading } from './reading/index.ts';
 import { aiReaderOf, aiReadItem } from './reply-ai.ts';
 import { referralKey } from './keys.ts';
-import { removalRequested, settlePositive } from './replies.ts';
-import { POSITIVE_STATUSES } from '../campaign/variants.ts';
+import { positiveShare, removalRequested } from './replies.ts';
+import { judgeCampaign } from '../campaign/variants.ts';
 import { replyMessageItem } from '../conversation/entity.ts';
 
 export type D = Pick<Deps, 'store' | 'keys' | 'clock' | 'wallClock' | 'log' | 'metrics'>;
@@ -86,7 +86,7 @@ async function record(
   m: InboundMessage,
   lead: Lead,
   extra: Partial<InboundRecord> = {},
-  also: (id: string, r: InboundRecord) => Promise<TransactOp[]> = async () => [],
+  also: (id: string, r: InboundRecord) => Promise<TransactOp[] | { ops: TransactOp[]; fields: Partial<InboundRecord> }> = async () => [],
 ): Promise<boolean> {
   const r: InboundRecord = {
     id: recordId(mailbox.id, m, lead.id),
@@ -101,14 +101,21 @@ async function record(
     ...extra,
   };
   if (r.fromEmail) r.fromHash = await suppression.addressHash(deps, r.fromEmail);
-  try {
-    const ops = await also(r.id, r);
-    if (ops.length) await deps.store.transact([{ put: inboundToItem(r), if: { itemExists: false } }, ...ops]);
-    else await deps.store.put(inboundToItem(r), { if: { itemExists: false } });
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionFailedError) return false;
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const more = await also(r.id, r);
+      const { ops, fields } = Array.isArray(more) ? { ops: more, fields: {} } : more;
+      const item = inboundToItem({ ...r, ...fields });
+      if (ops.length) await deps.store.transact([{ put: item, if: { itemExists: false } }, ...ops]);
+      else await deps.store.put(item, { if: { itemExists: false } });
+      return true;
+    } catch (err) {
+      // Only another item's condition failed (the lead's positive count moved since it was read): read it again and try again.
+      if (err instanceof TransactionFailedError && !err.failed.includes(0) && attempt < 6) continue;
+      // The record is there: the message was read before.
+      if (err instanceof ConditionFailedError) return false;
+      throw err;
+    }
   }
 }
 
@@ -299,40 +306,47 @@ export async function applyMessage(
       };
       // Every reply is an event (a lead's second answer matters to a CRM as much as its first): it rides on the reply's own
       // record, stored once per message, so a message read twice gives one; so do the referral's pointer and the AI's request.
-      const fresh = await record(deps, 'REPLY', mailbox, m, lead, fields, async (id, r) => [
-        ...(await eventOps(
-          deps,
-          'reply.received',
+      // A reply the rules read as positive counts for the lead's variant in its record's own write (the lead read again at each try).
+      const positive = { crossedUp: false };
+      const fresh = await record(deps, 'REPLY', mailbox, m, lead, fields, async (id, r) => {
+        const share = await positiveShare(deps, { leadId: lead.id }, status);
+        positive.crossedUp = share.crossedUp;
+        const ops: TransactOp[] = [
+          ...(await eventOps(
+            deps,
+            'reply.received',
+            {
+              replyId: id,
+              status,
+              leadId: lead.id,
+              campaignId: lead.campaignId,
+              mailboxId,
+              fromEmail: r.fromEmail,
+              subject: r.subject,
+              snippet: r.snippet,
+              receivedAt: r.receivedAt,
+            },
+            `INBOUND#${id}`,
+          )),
+          ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
+          ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
+          // The whole text for the lead's conversation, in an item of its own: the reply row stays small for the lists.
           {
-            replyId: id,
-            status,
-            leadId: lead.id,
-            campaignId: lead.campaignId,
-            mailboxId,
-            fromEmail: r.fromEmail,
-            subject: r.subject,
-            snippet: r.snippet,
-            receivedAt: r.receivedAt,
+            put: replyMessageItem(lead.id, deps.clock.now(), {
+              replyId: id,
+              fromEmail: r.fromEmail,
+              subject: r.subject,
+              text: m.bodyText ?? m.text,
+              at: m.receivedAt,
+              ...(m.messageId ? { headerId: m.messageId } : {}),
+            }),
           },
-          `INBOUND#${id}`,
-        )),
-        ...(referredHash ? [{ put: { ...referralKey(referredHash, id), replyId: id } }] : []),
-        ...(askAi ? [{ put: aiReadItem(id, reading.ownWords, deps.wallClock.now()) }] : []),
-        // The whole text for the lead's conversation, in an item of its own: the reply row stays small for the lists.
-        {
-          put: replyMessageItem(lead.id, deps.clock.now(), {
-            replyId: id,
-            fromEmail: r.fromEmail,
-            subject: r.subject,
-            text: m.bodyText ?? m.text,
-            at: m.receivedAt,
-            ...(m.messageId ? { headerId: m.messageId } : {}),
-          }),
-        },
-      ]);
+          ...share.ops,
+        ];
+        return { ops, fields: share.set };
+      });
       const moved = await facts.replied(deps, lead, m.receivedAt);
-      // A reply the rules read as positive counts for the lead's variant (after REPLIED, so the figures never show positive before replied).
-      if (POSITIVE_STATUSES.has(status)) await settlePositive(deps, recordId(mailbox.id, m, lead.id));
+      if (fresh && positive.crossedUp) await judgeCampaign(deps, lead.campaignId);
       // A new message from a lead that had already replied (or stopped) is still activity on its campaign.
       if (fresh && !moved) await deps.store.update(campaignKey(lead.campaignId), { set: { lastActivityAt: iso(deps) } });
       // A removal request acts at once, as the unsubscribe button does; read again, it acts again (safe), unless a person has since said otherwise.

@@ -50,7 +50,7 @@ export const InboundRecord = z.object({
   /** ISO 8601 (engine time): until then the reply is left out of unread=true. */
   snoozedUntil: z.string().nullable().optional(),
   erased: z.boolean().optional(),
-  /** Whether this reply is counted in its lead's `positiveReplies` (inbound/replies.ts, settlePositive): what its next change moves from. */
+  /** Whether this reply is counted in its lead's `positiveReplies` (inbound/replies.ts, positiveShare: moved in the status change's own write): what its next change moves from. */
   countedPositive: z.boolean().optional(),
   /** The keyed hash of fromEmail (the suppression list's), for erasure by address; absent on records older than 1.10 and once erased. */
   fromHash: z.string().optional(),

@@ -168,28 +168,38 @@ async function statusChange(deps: D, r: InboundRecord, status: ReplyStatus, sour
   return { set, ops, ifUnchanged };
 }
 
+/** Tries of a status change whose write found the reply or its lead's positive count moved since it was read. */
+const TRIES = 6;
+
 /** PATCH /v1/replies/{id}: a person's status (never changed afterwards by the rules or the AI), read, snooze. */
 export async function updateReply(deps: D, id: string, body: unknown): Promise<ReplyView> {
   const change = parse(UpdateReply, body);
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const r = await replyOf(deps, id);
     let set: Record<string, unknown> = {};
     let ops: TransactOp[] = [];
     let ifUnchanged: Condition = { itemExists: true };
-    if (change.status) ({ set, ops, ifUnchanged } = await statusChange(deps, r, change.status, 'person'));
+    let share: PositiveShare | undefined;
+    if (change.status) {
+      ({ set, ops, ifUnchanged } = await statusChange(deps, r, change.status, 'person'));
+      // The lead's variant counts it positive while one of its replies is (campaign/variants.ts): moved in this very write.
+      share = await positiveShare(deps, r, change.status);
+      set = { ...set, ...share.set };
+      ifUnchanged = { and: [ifUnchanged, share.ifCounted] };
+      ops = [...ops, ...share.ops];
+    }
     if (change.read !== undefined) set.read = change.read;
     if (change.snoozedUntil !== undefined)
       set.snoozedUntil = change.snoozedUntil === null ? null : new Date(change.snoozedUntil).toISOString();
     try {
       await deps.store.transact([{ update: inboundKey(id), change: { set, if: { and: [{ itemExists: true }, ifUnchanged] } } }, ...ops]);
     } catch (err) {
-      // Another change (the AI's, another person's) went first: read it again and apply this one over it.
-      if (err instanceof ConditionFailedError && attempt < 3) continue;
+      // Another change went first (the AI's, another person's, another reply of the lead moving its positive count): read again and apply this one over it.
+      if (err instanceof ConditionFailedError && attempt < TRIES) continue;
       throw err;
     }
     const after = { ...r, ...set } as InboundRecord;
-    // The lead's variant counts it positive while one of its replies is (campaign/variants.ts).
-    if (change.status) await settlePositive(deps, id);
+    if (share?.crossedUp) await judgeCampaign(deps, r.campaignId);
     // Setting UNSUBSCRIBE acts as the unsubscribe button does; moving away from it lifts nothing.
     if (change.status === 'UNSUBSCRIBE') await removalRequested(deps, after);
     return toReply(after);
@@ -200,90 +210,114 @@ export async function updateReply(deps: D, id: string, body: unknown): Promise<R
  * The AI's reading of a reply the rules left NEEDS_REVIEW: applied only while the rules' verdict still
  * stands (a person may have set a status meanwhile). True when the status changed.
  */
-export async function applyAiStatus(deps: D, r: InboundRecord, status: ReplyStatus, also: TransactOp[]): Promise<boolean> {
-  const { set, ops, ifUnchanged } = await statusChange(deps, r, status, 'ai');
-  const stillTheRules: Condition = {
-    and: [ifUnchanged, { attr: 'replyStatus', op: '=', value: 'NEEDS_REVIEW' }, { attr: 'statusSource', op: '=', value: 'rules' }],
-  };
-  try {
-    await deps.store.transact([{ update: inboundKey(r.id), change: { set, if: stillTheRules } }, ...ops, ...also]);
-  } catch (err) {
-    if (err instanceof ConditionFailedError) return false;
-    throw err;
+export async function applyAiStatus(deps: D, read: InboundRecord, status: ReplyStatus, also: TransactOp[]): Promise<boolean> {
+  let r = read;
+  for (let attempt = 1; ; attempt++) {
+    const { set, ops, ifUnchanged } = await statusChange(deps, r, status, 'ai');
+    const share = await positiveShare(deps, r, status);
+    const stillTheRules: Condition = {
+      and: [
+        ifUnchanged,
+        share.ifCounted,
+        { attr: 'replyStatus', op: '=', value: 'NEEDS_REVIEW' },
+        { attr: 'statusSource', op: '=', value: 'rules' },
+      ],
+    };
+    try {
+      await deps.store.transact([
+        { update: inboundKey(r.id), change: { set: { ...set, ...share.set }, if: stillTheRules } },
+        ...ops,
+        ...share.ops,
+        ...also,
+      ]);
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      // A person (or another reading) changed the reply: their status stands. Only the lead's count moved: try again over it.
+      const row = await deps.store.get(inboundKey(r.id), { consistent: true });
+      const now = row && inboundFromItem(row);
+      if (!now || now.statusSource !== 'rules' || now.replyStatus !== 'NEEDS_REVIEW' || (now.statusVersion ?? 0) !== (r.statusVersion ?? 0))
+        return false;
+      if (attempt >= TRIES) throw err;
+      r = now;
+      continue;
+    }
+    if (share.crossedUp) await judgeCampaign(deps, r.campaignId);
+    if (status === 'UNSUBSCRIBE') await removalRequested(deps, r);
+    return true;
   }
-  await settlePositive(deps, r.id);
-  if (status === 'UNSUBSCRIBE') await removalRequested(deps, r);
-  return true;
+}
+
+/** What a status change adds to its own transaction so that its lead's positive count moves with it. */
+export interface PositiveShare {
+  /** For the reply's row: whether its lead's count now counts it. */
+  set: { countedPositive?: boolean };
+  /** For the reply's write: it is still counted as it was read. */
+  ifCounted: Condition;
+  /** The lead's count, and the variant's `positive` when the count crosses 0. */
+  ops: TransactOp[];
+  /** The variant's `positive` went up: the winner may be due (judged after the write). */
+  crossedUp: boolean;
 }
 
 /**
- * Brings one reply's share of its lead's positive count in line with its
- * status: the reply keeps what was counted for it (`countedPositive`), the
- * lead how many of its replies are positive (`positiveReplies`), and the
- * lead's variant counts the lead in `positive` while that is above 0, so a
- * lead with two positive replies counts once and a person's change moves the
- * figure both ways. One transaction, each part conditioned on what was read
- * (a concurrent change reads again); nothing is written for a lead never
- * given a variant. A crash before it leaves the reply to be settled at its
- * next change.
+ * The operations that keep a reply's share of its lead's positive count in
+ * line with the status `status` it is being given, for the status change's
+ * own transaction: the reply keeps whether it is counted
+ * (`countedPositive`), the lead how many of its replies are
+ * (`positiveReplies`), and the lead's variant counts the lead in `positive`
+ * while that is above 0. So a lead with two positive replies counts once, a
+ * person moving the last one away takes it out, and no crash can leave a
+ * status without its count: they commit together or not at all. The lead's
+ * count is held to the value read here (a reply of the same lead changed
+ * meanwhile fails the write, which is read and tried again), the reply to
+ * what was counted for it as read. The share moves from what was counted,
+ * not from the previous status, so a reply counted wrong by an earlier
+ * version is put right at its next change. Nothing is written for a lead
+ * never given a variant (a reply follows the first email, which gives it).
  */
-export async function settlePositive(deps: Pick<Deps, 'store' | 'wallClock' | 'clock' | 'log'>, replyId: string): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const item = await deps.store.get(inboundKey(replyId), { consistent: true });
-    const r = item && inboundFromItem(item);
-    if (!r || r.kind !== 'REPLY') return;
-    const positive = POSITIVE_STATUSES.has(r.replyStatus ?? 'NEEDS_REVIEW');
-    const counted = r.countedPositive === true;
-    if (positive === counted) return;
-    const row = await deps.store.get(leadKey(r.leadId), { consistent: true });
-    const lead = row && leadFromItem(row);
-    if (!lead || lead.variant === undefined) return;
-    const held = lead.positiveReplies ?? 0;
-    const delta = positive ? 1 : -1;
-    const crosses = (held === 0 && delta === 1) || (held === 1 && delta === -1);
-    const ops: TransactOp[] = [
-      {
-        update: inboundKey(replyId),
-        change: {
-          set: { countedPositive: positive },
-          if: counted
-            ? { attr: 'countedPositive', op: '=', value: true }
-            : {
-                or: [
-                  { attr: 'countedPositive', exists: false },
-                  { attr: 'countedPositive', op: '=', value: false },
-                ],
-              },
-        },
-      },
-      {
-        update: leadKey(lead.id),
-        change: {
-          add: { positiveReplies: delta },
-          if: held
-            ? { attr: 'positiveReplies', op: '=', value: held }
-            : {
-                or: [
-                  { attr: 'positiveReplies', exists: false },
-                  { attr: 'positiveReplies', op: '=', value: 0 },
-                ],
-              },
-        },
-      },
+export async function positiveShare(
+  deps: Pick<Deps, 'store'>,
+  r: Pick<InboundRecord, 'leadId' | 'countedPositive'>,
+  status: ReplyStatus,
+): Promise<PositiveShare> {
+  const positive = POSITIVE_STATUSES.has(status);
+  const counted = r.countedPositive === true;
+  const ifCounted: Condition = counted
+    ? { attr: 'countedPositive', op: '=', value: true }
+    : {
+        or: [
+          { attr: 'countedPositive', exists: false },
+          { attr: 'countedPositive', op: '=', value: false },
+        ],
+      };
+  const none: PositiveShare = { set: {}, ifCounted, ops: [], crossedUp: false };
+  if (positive === counted) return none;
+  const row = await deps.store.get(leadKey(r.leadId), { consistent: true });
+  const lead = row && leadFromItem(row);
+  if (!lead || lead.variant === undefined) return none;
+  const held = lead.positiveReplies ?? 0;
+  const delta = positive ? 1 : -1;
+  const crosses = (held === 0 && delta === 1) || (held === 1 && delta === -1);
+  const heldAsRead: Condition = held
+    ? { attr: 'positiveReplies', op: '=', value: held }
+    : {
+        or: [
+          { attr: 'positiveReplies', exists: false },
+          { attr: 'positiveReplies', op: '=', value: 0 },
+        ],
+      };
+  return {
+    set: { countedPositive: positive },
+    ifCounted,
+    ops: [
+      // itemExists: an ADD on a lead deleted since the read would make a row of one attribute.
+      { update: leadKey(lead.id), change: { add: { positiveReplies: delta }, if: { and: [{ itemExists: true }, heldAsRead] } } },
       ...(crosses
         ? [{ update: campaignKey(lead.campaignId), change: { add: { [counter.variant(lead.variant, 'positive')]: delta } } }]
         : []),
-    ];
-    try {
-      await deps.store.transact(ops);
-    } catch (err) {
-      if (err instanceof ConditionFailedError) continue;
-      throw err;
-    }
-    if (crosses && delta > 0) await judgeCampaign(deps, lead.campaignId);
-    return;
-  }
-  deps.log.warn('variants: a reply could not be counted positive after 5 tries; its next change settles it', { replyId });
+    ],
+    crossedUp: crosses && delta > 0,
+  };
 }
 
 /**
