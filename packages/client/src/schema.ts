@@ -2659,10 +2659,10 @@ export interface operations {
                      *         "sentCount": 4,
                      *         "repliesCount": 1,
                      *         "lastActivityAt": "2026-11-25T18:53:17.626Z",
-                     *         "launchedAt": "2026-11-25T08:52:29.293Z",
                      *         "createdAt": "2026-11-25T08:52:28.893Z",
                      *         "updatedAt": "2026-11-25T08:52:29.293Z",
                      *         "webhookSecured": false,
+                     *         "launchedAt": "2026-11-25T08:52:29.293Z",
                      *         "senders": [
                      *           {
                      *             "mailboxId": "01M88YG1ZZKHWPH5DQTWK1SZPK",
@@ -3143,10 +3143,10 @@ export interface operations {
                      *       "sentCount": 0,
                      *       "repliesCount": 0,
                      *       "lastActivityAt": null,
-                     *       "launchedAt": "2026-11-25T08:52:29.293Z",
                      *       "createdAt": "2026-11-25T08:52:28.893Z",
                      *       "updatedAt": "2026-11-25T08:52:29.293Z",
                      *       "webhookSecured": false,
+                     *       "launchedAt": "2026-11-25T08:52:29.293Z",
                      *       "warnings": []
                      *     }
                      */
