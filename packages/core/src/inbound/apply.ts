@@ -110,8 +110,12 @@ async function record(
       else await deps.store.put(item, { if: { itemExists: false } });
       return true;
     } catch (err) {
-      // Only another item's condition failed (the lead's positive count moved since it was read): read it again and try again.
-      if (err instanceof TransactionFailedError && !err.failed.includes(0) && attempt < 6) continue;
+      // Only another item's condition failed (the lead's positive count moved since it was read): read it again and try
+      // again. Still failing after that, it is an error, never "read before": the message is read again at the next poll.
+      if (err instanceof TransactionFailedError && !err.failed.includes(0)) {
+        if (attempt < 6) continue;
+        throw err;
+      }
       // The record is there: the message was read before.
       if (err instanceof ConditionFailedError) return false;
       throw err;
