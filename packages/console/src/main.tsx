@@ -13,6 +13,7 @@ import { Inbox } from './screens/inbox.tsx';
 import { Leads } from './screens/leads.tsx';
 import { Mailboxes } from './screens/mailboxes.tsx';
 import { Webhooks } from './screens/webhooks.tsx';
+import { Alert } from './messages.tsx';
 
 const SCREENS = [
   ['campaigns', 'Campaigns', Campaigns],
@@ -76,11 +77,7 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           value={password}
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert text={error} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

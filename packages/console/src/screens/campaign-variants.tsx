@@ -8,6 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { operations, Schemas } from '@outbound/client/index';
 import { api, errorText } from '../api.ts';
+import { Alert } from '../messages.tsx';
 
 export const MIN_VARIANTS = 2;
 export const MAX_VARIANTS = 6;
@@ -125,12 +126,7 @@ export function VariantFigures({ id, autoWinner, version }: { id: string; autoWi
       .GET('/v1/campaigns/{id}/variants', { params: { path: { id } } })
       .then(({ data, error: refused }) => (data ? setFigures(data) : setError(errorText(refused))));
   }, [id, version]);
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Alert text={error} />;
   if (!figures || figures.variants.length === 0) return null;
   const winner = figures.variants.find((v) => v.index === figures.winner);
   return (

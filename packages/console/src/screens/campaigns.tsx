@@ -18,6 +18,7 @@ import {
   variantsChanged,
   type VariantDraft,
 } from './campaign-variants.tsx';
+import { Alert, Notice } from '../messages.tsx';
 
 type Row = Schemas['CampaignRow'];
 type Campaign = Schemas['Campaign'];
@@ -42,11 +43,7 @@ function CampaignList() {
       <p>
         <a href="#/campaigns/new">New campaign</a>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {rows && rows.length === 0 && <p class="muted">No campaigns yet.</p>}
       <ul class="rows card" aria-label="Campaigns">
         {rows?.map((c) => (
@@ -279,11 +276,7 @@ function CampaignForm({ id }: { id?: string }) {
           )}
         </section>
       )}
-      {notice && (
-        <p class="ok" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       {error && (
         <div role="alert">
           <p class="error">{error}</p>

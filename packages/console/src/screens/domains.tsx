@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@outbound/client/index';
 import { api, errorText, when } from '../api.ts';
+import { Alert } from '../messages.tsx';
 
 type Domain = Schemas['Domain'];
 type Placement = Schemas['PlacementSample'];
@@ -100,11 +101,7 @@ function DomainCard({ domain, onChange }: { domain: Domain; onChange: () => void
       ) : (
         <p class="muted">No placement sample yet.</p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
     </section>
   );
 }
@@ -146,11 +143,7 @@ export function Domains() {
         <textarea id="d-address" value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
         <button type="submit">Add domain</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
     </>
   );
 }

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@outbound/client/index';
 import { api, errorText, idempotencyKey, when } from '../api.ts';
 import { REPLY_STATUSES, type ReplyStatus } from '../words.ts';
+import { Alert, Notice } from '../messages.tsx';
 
 type Reply = Schemas['Reply'];
 type Message = {
@@ -124,11 +125,7 @@ export function Inbox() {
           <input type="checkbox" checked={unread} onChange={(e) => setUnread(e.currentTarget.checked)} /> Unread only
         </label>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <section class="card" aria-label="Replies">
         {replies.length === 0 ? (
           <p class="muted">No replies yet.</p>
@@ -270,16 +267,8 @@ function Conversation({ reply, onBack, onChange }: { reply: Reply; onBack: () =>
           Send
         </button>
       </form>
-      {notice && (
-        <p class="ok" role="status">
-          {notice}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice text={notice} />
+      <Alert text={error} />
     </>
   );
 }

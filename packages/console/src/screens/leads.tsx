@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@outbound/client/index';
 import { api, errorText, when } from '../api.ts';
 import { HOLD_RULES } from '../words.ts';
+import { Alert, Notice } from '../messages.tsx';
 
 type Lead = Schemas['Lead'];
 type Import = Schemas['ImportResult'];
@@ -79,11 +80,7 @@ function LeadList() {
         </select>
       </div>
       {campaignId && <ImportCsv campaignId={campaignId} onDone={() => void load()} />}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <section class="card scroll" aria-label="Leads">
         {leads.length === 0 ? (
           <p class="muted">No leads in this campaign yet.</p>
@@ -234,11 +231,7 @@ function ImportCsv({ campaignId, onDone }: { campaignId: string; onDone: () => v
           ))}
         </ul>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
     </form>
   );
 }
@@ -336,16 +329,8 @@ function LeadView({ id }: { id: string }) {
           </p>
         )}
       </div>
-      {notice && (
-        <p class="ok" role="status">
-          {notice}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice text={notice} />
+      <Alert text={error} />
     </>
   );
 }

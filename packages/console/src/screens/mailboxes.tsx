@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@outbound/client/index';
 import { api, errorText } from '../api.ts';
+import { Alert, Notice } from '../messages.tsx';
 
 type Mailbox = Schemas['Mailbox'];
 
@@ -158,16 +159,8 @@ export function Mailboxes() {
           {busy ? 'Signing in…' : 'Connect'}
         </button>
       </form>
-      {notice && (
-        <p class="ok" role="status">
-          {notice}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice text={notice} />
+      <Alert text={error} />
     </>
   );
 }

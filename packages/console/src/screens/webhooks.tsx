@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, when } from '../api.ts';
+import { Alert } from '../messages.tsx';
 
 type Hook = { id: string; url: string; events: string[]; createdAt: string };
 type Delivery = {
@@ -97,11 +98,7 @@ export function Webhooks() {
           <p class="secret">{secret}</p>
         </div>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <ul class="rows card" aria-label="Webhooks">
         {hooks.length === 0 && <li class="muted">No webhooks yet.</li>}
         {hooks.map((h) => (
